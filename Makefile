@@ -1,0 +1,92 @@
+# Parley — the two commands that matter: `make run` (the platform at http://localhost:8080) and `make test`.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PYTHON ?= python3
+VENV := backend/.venv
+PY := $(VENV)/bin/python
+BACKEND_STAMP := $(VENV)/.installed
+FRONTEND_STAMP := frontend/node_modules/.installed
+SPA := frontend/dist/index.html
+SPA_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
+	$(wildcard frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json)
+E2E_PORT := 8091
+
+.PHONY: help run dev test lint test-backend test-frontend test-e2e e2e-stack schema install nginx up down clean
+
+help:
+	@echo "make run    set everything up and serve the platform at http://localhost:8080 (Ctrl-C stops it)"
+	@echo "make test   lint, backend tests (PostgreSQL, RabbitMQ, Celery), frontend unit tests, browser e2e tests"
+	@echo "make dev    autoreloading Django + Vite dev server behind nginx (nginx/nginx.dev.conf)"
+	@echo "make lint   ruff, mypy (engine/), ESLint and tsc"
+	@echo "make schema regenerate the OpenAPI schema and the frontend's typed client"
+	@echo "make up / make down   docker compose (production stack)"
+
+# --- installation (re-runs only when the dependency files change) ---------------------------------------------
+$(BACKEND_STAMP): backend/pyproject.toml backend/requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --upgrade pip==25.3
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -c backend/requirements.lock -e 'backend[dev]'
+	touch $@
+
+$(FRONTEND_STAMP): frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	touch $@
+
+$(SPA): $(FRONTEND_STAMP) $(SPA_SOURCES)
+	cd frontend && npm run build
+
+install: $(BACKEND_STAMP) $(FRONTEND_STAMP)
+
+# nginx serves the SPA and proxies the API; installed on the spot when we may, else Django serves the SPA.
+nginx:
+	@command -v nginx >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "[parley] installing nginx with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	  else echo "[parley] nginx is not installed and cannot be installed here: Django will serve the SPA"; fi; }
+
+# --- running -----------------------------------------------------------------------------------------------------
+run: $(BACKEND_STAMP) $(SPA) nginx
+	$(PY) -m parley.localrun
+
+dev: $(BACKEND_STAMP) $(FRONTEND_STAMP) nginx
+	$(PY) -m parley.localrun --dev
+
+# The full stack on its own port, database and queue, for the browser tests (Playwright starts and stops it).
+e2e-stack: $(BACKEND_STAMP) $(SPA)
+	DATABASE_URL=postgres://postgres@127.0.0.1:5432/parley_e2e \
+	PARLEY_CELERY_QUEUE=parley-e2e-$$(date +%s) \
+	PARLEY_DATA_DIR=$(CURDIR)/var/e2e PARLEY_ENV_FILE=$(CURDIR)/var/e2e.env \
+	PARLEY_LOGIN_THROTTLE=1000/min PARLEY_SIGNUP_THROTTLE=1000/hour \
+	$(PY) -m parley.localrun --port $(E2E_PORT) --reset-db
+
+# --- checks ------------------------------------------------------------------------------------------------------
+test: lint test-backend test-frontend test-e2e
+
+lint: $(BACKEND_STAMP) $(FRONTEND_STAMP)
+	cd backend && .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+	cd frontend && npm run lint
+
+test-backend: $(BACKEND_STAMP)
+	cd backend && .venv/bin/pytest
+
+test-frontend: $(FRONTEND_STAMP)
+	cd frontend && npm test && npm run check:api
+
+test-e2e: $(BACKEND_STAMP) $(SPA) nginx
+	cd frontend && npm run e2e
+
+schema: $(BACKEND_STAMP) $(FRONTEND_STAMP)
+	cd backend && DJANGO_SETTINGS_MODULE=parley.settings_test .venv/bin/python manage.py spectacular \
+	  --validate --fail-on-warn --format openapi-json --file ../frontend/src/api/openapi.json
+	cd frontend && npm run gen:api
+
+# --- docker ------------------------------------------------------------------------------------------------------
+up:
+	docker compose up -d --build
+
+down:
+	docker compose down
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/dist var

@@ -1,0 +1,35 @@
+"""Admin for users: the stock screens, adapted to e-mail logins."""
+
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.contrib.auth.forms import BaseUserCreationForm, UserChangeForm
+
+from accounts.models import User
+
+
+class UserCreationForm(BaseUserCreationForm):
+    class Meta:
+        model = User
+        fields = ("email",)
+
+
+class UserEditForm(UserChangeForm):
+    class Meta:
+        model = User
+        fields = ("email",)
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    form = UserEditForm
+    add_form = UserCreationForm
+    ordering = ("email",)
+    list_display = ("email", "is_staff", "is_active", "date_joined")
+    list_filter = ("is_staff", "is_superuser", "is_active")
+    search_fields = ("email",)
+    fieldsets = (
+        (None, {"fields": ("email", "password")}),
+        ("Permissions", {"fields": ("is_active", "is_staff", "is_superuser", "groups", "user_permissions")}),
+        ("Dates", {"fields": ("last_login", "date_joined")}),
+    )
+    add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "password1", "password2")}),)

@@ -1,0 +1,110 @@
+"""Account endpoints under /api/auth/: sign-up, login, logout, logout-all, current user, password change."""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from django.db import IntegrityError, transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import services
+from accounts.models import User
+from accounts.serializers import (
+    LoginSerializer,
+    PasswordChangeSerializer,
+    SessionSerializer,
+    SignupSerializer,
+    UserSerializer,
+)
+from accounts.throttles import LoginThrottle, SignupThrottle
+
+
+class InvalidCredentials(exceptions.APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_detail = "The e-mail or password is incorrect."
+    default_code = "invalid_credentials"
+
+
+class SignupView(APIView):
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+    throttle_classes = (SignupThrottle,)
+
+    @extend_schema(request=SignupSerializer, responses={201: SessionSerializer}, summary="Create an account")
+    def post(self, request: Request) -> Response:
+        serializer = SignupSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(
+                    serializer.validated_data["email"], serializer.validated_data["password"]
+                )
+                session = services.open_session(user)
+        except IntegrityError:  # two sign-ups with one address raced past validate_email
+            raise exceptions.ValidationError(
+                {"email": ["An account with this e-mail already exists."]}, code="duplicate"
+            ) from None
+        return Response(SessionSerializer(session).data, status=status.HTTP_201_CREATED)
+
+
+class LoginView(APIView):
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
+    throttle_classes = (LoginThrottle,)
+
+    @extend_schema(
+        request=LoginSerializer, responses={200: SessionSerializer}, summary="Log in on this device"
+    )
+    def post(self, request: Request) -> Response:
+        serializer = LoginSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        user = authenticate(
+            request,
+            email=serializer.validated_data["email"],
+            password=serializer.validated_data["password"],
+        )
+        if user is None:
+            raise InvalidCredentials()
+        return Response(SessionSerializer(services.open_session(user)).data)
+
+
+class LogoutView(APIView):
+    @extend_schema(request=None, responses={204: None}, summary="Log out this device (revokes its token)")
+    def post(self, request: Request) -> Response:
+        request.auth.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LogoutAllView(APIView):
+    @extend_schema(request=None, responses={204: None}, summary="Log out every device (revokes all tokens)")
+    def post(self, request: Request) -> Response:
+        services.close_all_sessions(request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeView(APIView):
+    @extend_schema(responses={200: UserSerializer}, summary="The current user")
+    def get(self, request: Request) -> Response:
+        return Response(UserSerializer(request.user).data)
+
+
+class PasswordChangeView(APIView):
+    @extend_schema(
+        request=PasswordChangeSerializer,
+        responses={200: SessionSerializer},
+        summary="Change the password; every other device is logged out and this one gets a new token",
+    )
+    def post(self, request: Request) -> Response:
+        serializer = PasswordChangeSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        user = request.user
+        with transaction.atomic():
+            user.set_password(serializer.validated_data["new_password"])
+            user.save(update_fields=["password"])
+            services.close_all_sessions(user)
+            session = services.open_session(user)
+        return Response(SessionSerializer(session).data)

@@ -1,0 +1,21 @@
+"""The Celery application. Configuration comes from Django settings (the CELERY_* names)."""
+
+import os
+from pathlib import Path
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parley.settings")
+
+app = Celery("parley")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+@app.on_after_configure.connect
+def _prepare_filesystem_broker(sender: Celery, **_: object) -> None:
+    """The embedded broker keeps messages in folders, which must exist before anyone publishes."""
+    options = sender.conf.broker_transport_options or {}
+    for key in ("data_folder_out", "control_folder", "processed_folder"):
+        if key in options:
+            Path(options[key]).mkdir(parents=True, exist_ok=True)

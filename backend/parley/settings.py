@@ -1,0 +1,255 @@
+"""Django settings, read from the environment with typed parsers (see parsers.py and .env.example).
+
+PARLEY_ENV chooses the posture: `production` (the default: TLS settings on, real secrets required), `local`
+(what `make run` uses over plain http on localhost) and `test` (pytest). Production is the default so that a
+forgotten variable fails closed instead of shipping development conveniences.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import dj_database_url
+from dotenv import load_dotenv
+
+from parley.parsers import Env
+
+BACKEND_DIR = Path(__file__).resolve().parent.parent
+REPO_DIR = BACKEND_DIR.parent
+
+env = Env()
+ENVIRONMENTS = ("production", "local", "test")
+PARLEY_ENV = env.choice("PARLEY_ENV", "production", ENVIRONMENTS)
+if PARLEY_ENV != "test":
+    # `make run` writes .env on first start; real environment variables always win over it.
+    load_dotenv(env.path("PARLEY_ENV_FILE", REPO_DIR / ".env"), override=False)
+    PARLEY_ENV = env.choice("PARLEY_ENV", "production", ENVIRONMENTS)
+PRODUCTION = PARLEY_ENV == "production"
+
+# --- secrets -------------------------------------------------------------------------------------------------
+_secret_key = env.secret("PARLEY_SECRET_KEY", required=PRODUCTION)
+# Outside production a fixed, clearly-labelled key keeps `manage.py` usable before `make run` wrote .env.
+SECRET_KEY = _secret_key or "django-insecure-parley-local-only-never-use-in-production-0123456789"
+_fernet_keys = env.secret("PARLEY_FERNET_KEYS", required=PRODUCTION)
+# Comma-separated, newest first: MultiFernet encrypts with the first key and decrypts with any (key rotation).
+FERNET_KEYS = [key.strip() for key in (_fernet_keys or "").split(",") if key.strip()]
+
+DEBUG = env.bool("PARLEY_DEBUG", default=False)
+if PRODUCTION and DEBUG:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured("PARLEY_DEBUG must be off when PARLEY_ENV=production.")
+
+PUBLIC_URL = env.str("PARLEY_PUBLIC_URL", "http://localhost:8080")
+_public_host = urlsplit(PUBLIC_URL).hostname or "localhost"
+ALLOWED_HOSTS = env.list("PARLEY_ALLOWED_HOSTS", [_public_host, "localhost", "127.0.0.1"])
+CSRF_TRUSTED_ORIGINS = [PUBLIC_URL.rstrip("/")]
+
+# --- paths ---------------------------------------------------------------------------------------------------
+DATA_DIR = env.path("PARLEY_DATA_DIR", REPO_DIR / "var")
+STATIC_URL = "/static/"
+STATIC_ROOT = env.path("PARLEY_STATIC_ROOT", DATA_DIR / "static")
+SPA_DIST_DIR = env.path("PARLEY_SPA_DIST_DIR", REPO_DIR / "frontend" / "dist")
+# When nginx is missing, `make run` asks Django to serve the built SPA itself (see parley/spa.py).
+SERVE_SPA = env.bool("PARLEY_SERVE_SPA", default=False)
+
+# --- embedded mode -------------------------------------------------------------------------------------------
+# Without PostgreSQL/RabbitMQ installed, the platform still runs on one machine: SQLite and Celery's
+# filesystem transport. Good for a first look; not for a shared server.
+EMBEDDED = env.bool("PARLEY_EMBEDDED", default=False)
+
+# --- applications --------------------------------------------------------------------------------------------
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "knox",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "parley",
+    "accounts",
+    "runs",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "parley.urls"
+WSGI_APPLICATION = "parley.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database and cache --------------------------------------------------------------------------------------
+_default_db = (
+    f"sqlite:///{DATA_DIR / 'parley.sqlite3'}" if EMBEDDED else "postgres://postgres@127.0.0.1:5432/parley"
+)
+DATABASES = {
+    "default": dj_database_url.parse(
+        env.str("DATABASE_URL", _default_db),
+        conn_max_age=env.int("PARLEY_DB_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+    )
+}
+
+# Throttle counters must be shared by every gunicorn worker: the database cache needs no extra service.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "parley_cache",
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- REST API ------------------------------------------------------------------------------------------------
+# DRF's defaults are AllowAny and no pagination; we deny by default and open endpoints one by one.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["knox.auth.TokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 25,
+    "EXCEPTION_HANDLER": "parley.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_THROTTLE_RATES": {
+        "login": env.str("PARLEY_LOGIN_THROTTLE", "10/min"),
+        "signup": env.str("PARLEY_SIGNUP_THROTTLE", "20/hour"),
+    },
+    # nginx is the one proxy in front of gunicorn; its X-Forwarded-For entry identifies the client. When Django
+    # is reached directly (no nginx), `make run` sets this to 0 so a client cannot choose its own address.
+    "NUM_PROXIES": env.int("PARLEY_NUM_PROXIES", 1, minimum=0),
+}
+
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(hours=env.int("PARLEY_TOKEN_TTL_HOURS", 10, minimum=1)),
+    "AUTO_REFRESH": True,
+    "MIN_REFRESH_INTERVAL": 60,
+    "AUTH_HEADER_PREFIX": "Token",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Parley API",
+    "DESCRIPTION": "Black-box testing of chatbots: exploration (TRACER), user simulation (SENSEI), rule checks.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {"RunStatusEnum": "runs.models.Run.Status"},
+}
+
+# --- Celery --------------------------------------------------------------------------------------------------
+# Job state lives in runs.Run, never in a result backend (STYLE.md, habits to avoid).
+_broker_dir = DATA_DIR / "broker"
+CELERY_BROKER_URL = env.str(
+    "CELERY_BROKER_URL", "filesystem://" if EMBEDDED else "amqp://guest:guest@127.0.0.1:5672//"
+)
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {
+        "data_folder_in": str(_broker_dir / "out"),
+        "data_folder_out": str(_broker_dir / "out"),
+        "control_folder": str(_broker_dir / "control"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+    if CELERY_BROKER_URL.startswith("filesystem")
+    else {}
+)
+# A separate queue per installation (and per test run) so one worker never takes another's tasks.
+CELERY_TASK_DEFAULT_QUEUE = env.str("PARLEY_CELERY_QUEUE", "parley")
+# Messages carry ids only, as JSON: nothing pickled crosses the broker.
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+# Long jobs on RabbitMQ: ack after the work, take one message at a time
+# (https://docs.celeryq.dev/en/stable/userguide/optimizing.html#reserve-one-task-at-a-time).
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker that dies mid-run must not hand the message to another worker: the run would be executed twice.
+# The task_failure handler marks such a run failed instead (runs/bookkeeping.py).
+CELERY_TASK_REJECT_ON_WORKER_LOST = False
+# Hard limit per run; the soft limit one minute earlier lets the run end `failed` with a readable reason.
+# RabbitMQ's consumer_timeout must exceed this (docker/rabbitmq.conf, `make run` and .ci/run raise it).
+RUN_TIME_LIMIT_S = env.int("PARLEY_RUN_TIME_LIMIT", 6 * 3600, minimum=120)
+CELERY_TASK_TIME_LIMIT = RUN_TIME_LIMIT_S
+CELERY_TASK_SOFT_TIME_LIMIT = RUN_TIME_LIMIT_S - 60
+CELERY_WORKER_CONCURRENCY = env.int("PARLEY_WORKER_CONCURRENCY", 2, minimum=1)
+# Engines hold LLM clients and transcripts; recycling children bounds memory growth.
+CELERY_WORKER_MAX_TASKS_PER_CHILD = 50
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+
+# --- security ------------------------------------------------------------------------------------------------
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("PARLEY_MAX_BODY_BYTES", 5 * 1024 * 1024, minimum=1024)
+if PRODUCTION:
+    # TLS ends at nginx or a load balancer in front of it, which sets X-Forwarded-Proto.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env.bool("PARLEY_SSL_REDIRECT", default=True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env.int("PARLEY_HSTS_SECONDS", 31_536_000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("PARLEY_HSTS_INCLUDE_SUBDOMAINS", default=True)
+    SECURE_HSTS_PRELOAD = env.bool("PARLEY_HSTS_PRELOAD", default=True)
+    # /api/health/ is probed over plain http inside the compose network.
+    SECURE_REDIRECT_EXEMPT = [r"^api/health/$"]
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("PARLEY_LOG_LEVEL", "INFO")},
+}
+
+if SERVE_SPA:
+    # Fallback without nginx: whitenoise serves the SPA's files at the site root (see parley/spa.py).
+    WHITENOISE_ROOT = SPA_DIST_DIR

@@ -1,0 +1,18 @@
+"""Settings for pytest: the real stack (PostgreSQL, RabbitMQ) with fast password hashing.
+
+PARLEY_ENV is forced to `test` so a developer's exported variables or .env never leak into a test run.
+"""
+
+import os
+import uuid
+
+os.environ["PARLEY_ENV"] = "test"
+# Each test session gets its own queue, so neither a `make run` worker nor a stale message from an aborted
+# session can take this session's tasks. Subprocesses (the test worker) inherit the name.
+os.environ.setdefault("PARLEY_CELERY_QUEUE", f"parley-test-{uuid.uuid4().hex[:8]}")
+
+from parley.settings import *
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# A fixed key for tests only; production refuses to start without its own (parley.parsers.Env.secret).
+FERNET_KEYS = ["KonpqhcktM4gouVciEUhEXPgXdmQYWlEttVClTcRmew="]

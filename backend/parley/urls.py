@@ -1,0 +1,25 @@
+"""URL routing: the REST API under /api/, Django's admin under /admin/, and (fallback only) the SPA."""
+
+from django.conf import settings
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from parley import spa
+from parley.health import HealthView
+
+api = [
+    path("auth/", include("accounts.urls")),
+    path("", include("runs.urls")),
+    path("health/", HealthView.as_view(), name="health"),
+    path("schema/", SpectacularAPIView.as_view(permission_classes=[]), name="schema"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema", permission_classes=[]), name="docs"),
+]
+
+urlpatterns = [
+    path("api/", include(api)),
+    path("admin/", admin.site.urls),
+]
+
+if settings.SERVE_SPA:
+    urlpatterns.append(re_path(r"^(?!api/|admin/|static/)(?P<path>.*)$", spa.index))

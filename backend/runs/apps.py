@@ -1,0 +1,9 @@
+from django.apps import AppConfig
+
+
+class RunsConfig(AppConfig):
+    name = "runs"
+    verbose_name = "Runs"
+
+    def ready(self) -> None:
+        from runs import bookkeeping  # noqa: F401  (connects the Celery failure handler)

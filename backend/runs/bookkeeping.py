@@ -1,0 +1,114 @@
+"""The one place that moves runs through their state machine.
+
+Every change is a conditional UPDATE on the expected current status, so two workers (or a worker and a cancel
+request) can never both win: the loser sees zero rows changed and stands down. Task bodies never write status;
+`run_task` wraps them and owns success, failure and time-outs, and the Celery `task_failure` handler below
+owns the deaths that happen outside the task body (hard time limit, killed worker process).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import task_failure
+from django.utils import timezone
+
+from engine.errors import ParleyError
+from runs.models import Run
+
+logger = logging.getLogger(__name__)
+
+S = Run.Status
+
+
+def transition(run_id: int, old: str | Iterable[str], new: str, **fields: Any) -> bool:
+    """Move run `run_id` from one of `old` to `new`; True if this call made the change."""
+    olds = (old,) if isinstance(old, str) else tuple(old)
+    for status in olds:
+        Run.check_transition(status, new)
+    if new in (S.SUCCEEDED, S.FAILED, S.CANCELLED):
+        fields.setdefault("finished_at", timezone.now())
+    return Run.objects.filter(pk=run_id, status__in=olds).update(status=new, **fields) == 1
+
+
+def start(run_id: int) -> Run | None:
+    """Claim a queued run for this worker; None when it was already claimed, finished or cancelled."""
+    if not transition(run_id, S.QUEUED, S.RUNNING, started_at=timezone.now()):
+        return None
+    return Run.objects.get(pk=run_id)
+
+
+def succeed(run_id: int, result: dict[str, Any]) -> bool:
+    return transition(run_id, S.RUNNING, S.SUCCEEDED, result=result)
+
+
+def fail(run_id: int, error_type: str, message: str) -> bool:
+    return transition(run_id, Run.ACTIVE, S.FAILED, error_type=error_type[:64], error_message=message)
+
+
+def cancel(run_id: int) -> bool:
+    """Cancel a queued or running run; a second cancel (or a cancel after the end) changes nothing."""
+    return transition(run_id, Run.ACTIVE, S.CANCELLED)
+
+
+def _time_limit_message() -> str:
+    from django.conf import settings
+
+    return f"The run exceeded its time limit of {settings.RUN_TIME_LIMIT_S // 60} minutes and was stopped."
+
+
+def run_task(body: Callable[[Run], dict[str, Any]]) -> Callable[[int], None]:
+    """Wrap a task body `body(run) -> result` with the bookkeeping; the wrapper never raises."""
+
+    @functools.wraps(body)
+    def wrapper(run_id: int) -> None:
+        try:
+            run = start(run_id)
+        except Exception:
+            logger.exception("Could not claim run %s", run_id)
+            return
+        if run is None:
+            logger.info("Run %s is not queued any more; this delivery does nothing.", run_id)
+            return
+        try:
+            result = body(run)
+        except SoftTimeLimitExceeded:
+            fail(run_id, "time_limit", _time_limit_message())
+        except ParleyError as exc:
+            fail(run_id, exc.code, exc.user_message)
+        except Exception as exc:
+            logger.exception("Run %s crashed", run_id)
+            fail(
+                run_id,
+                "internal_error",
+                f"The run stopped because of an internal error ({type(exc).__name__}). "
+                "The details are in the worker log.",
+            )
+        else:
+            succeed(run_id, result)
+
+    wrapper.parley_run_task = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+@task_failure.connect
+def _on_task_failure(
+    sender: Any = None, args: tuple[Any, ...] = (), exception: BaseException | None = None, **_: Any
+) -> None:
+    """Runs in the worker's main process when a child died or hit the hard time limit mid-run."""
+    if not getattr(getattr(sender, "run", None), "parley_run_task", False) or not args:
+        return
+    name = type(exception).__name__ if exception else "WorkerLost"
+    message = (
+        _time_limit_message()
+        if name == "TimeLimitExceeded"
+        else "The worker running this run stopped unexpectedly. Start the run again."
+    )
+    try:
+        fail(int(args[0]), "time_limit" if name == "TimeLimitExceeded" else "worker_lost", message)
+    except Exception:
+        logger.exception("Could not record the failure of run %s", args[0])

@@ -1,0 +1,121 @@
+"""Shared fixtures: API clients, users, and a real Celery worker on real RabbitMQ for integration tests."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.services import open_session
+from tests.factories import UserFactory
+
+BACKEND_DIR = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def api() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory()
+
+
+@pytest.fixture
+def auth_api(user) -> APIClient:
+    """A client logged in as `user` with a real knox token."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {open_session(user)['token']}")
+    client.user = user
+    return client
+
+
+def _database_url(settings_dict: dict) -> str:
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    user = settings_dict.get("USER") or "postgres"
+    password = settings_dict.get("PASSWORD") or ""
+    auth = f"{user}:{password}" if password else user
+    return f"postgres://{auth}@{host}:{port}/{settings_dict['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """Start a real Celery worker (prefork pool) on this test run's own RabbitMQ queue and test database.
+
+    It also imports tests/worker_tasks.py, so tests can exercise the bookkeeping with tasks that sleep or crash.
+    """
+    from django.db import connection
+
+    from parley.celery import app
+
+    queue = os.environ["PARLEY_CELERY_QUEUE"]
+    node = f"test-{uuid.uuid4().hex[:8]}@localhost"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "parley.settings_test",
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        "PARLEY_CELERY_QUEUE": queue,
+    }
+    log = (BACKEND_DIR / ".pytest_cache").resolve()
+    log.mkdir(exist_ok=True)
+    log_file = (log / "celery-worker.log").open("w")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "parley",
+            "worker",
+            "-Q",
+            queue,
+            "-n",
+            node,
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "INFO",
+            "--include",
+            "tests.worker_tasks",
+            "--without-mingle",
+            "--without-gossip",
+        ],
+        cwd=BACKEND_DIR,
+        env=env,
+        stdout=log_file,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not app.control.ping(destination=[node], timeout=1.0):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"The test Celery worker did not start; see {log / 'celery-worker.log'}")
+        yield queue
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log_file.close()
+        with app.connection_for_write() as conn:
+            conn.default_channel.queue_delete(queue)
+
+
+def wait_for(predicate, seconds: float = 30.0, interval: float = 0.2):
+    """Poll until predicate() returns something truthy; return it, or fail the test with the last value."""
+    deadline = time.monotonic() + seconds
+    value = predicate()
+    while not value and time.monotonic() < deadline:
+        time.sleep(interval)
+        value = predicate()
+    return value

@@ -1,0 +1,116 @@
+"""The run state machine, the bookkeeping that drives it, and who may see a run."""
+
+import itertools
+
+import pytest
+
+from runs import bookkeeping
+from runs.models import IllegalTransition, Run
+from tests.factories import RunFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+S = Run.Status
+
+LEGAL = [(old, new) for old, targets in Run.TRANSITIONS.items() for new in targets]
+ILLEGAL = [pair for pair in itertools.product(S.values, S.values) if pair not in LEGAL]
+
+
+@pytest.mark.parametrize(("old", "new"), LEGAL)
+def test_every_legal_transition_happens(old, new):
+    run = RunFactory(status=old)
+    assert bookkeeping.transition(run.pk, old, new) is True
+    run.refresh_from_db()
+    assert run.status == new
+    assert (run.finished_at is not None) == run.is_finished
+
+
+@pytest.mark.parametrize(("old", "new"), ILLEGAL)
+def test_every_illegal_transition_raises(old, new):
+    run = RunFactory(status=old)
+    with pytest.raises(IllegalTransition):
+        bookkeeping.transition(run.pk, old, new)
+    run.refresh_from_db()
+    assert run.status == old
+
+
+def test_a_run_is_claimed_once():
+    run = RunFactory()
+    assert bookkeeping.start(run.pk) is not None
+    assert bookkeeping.start(run.pk) is None
+
+
+def _body_returning(result):
+    return lambda run: result
+
+
+def test_the_wrapper_records_success():
+    run = RunFactory()
+    bookkeeping.run_task(_body_returning({"answer": 42}))(run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.result) == (S.SUCCEEDED, {"answer": 42})
+    assert run.started_at <= run.finished_at
+
+
+def test_the_wrapper_records_a_crash_without_raising():
+    run = RunFactory()
+
+    def crash(run):
+        raise KeyError("secret internals")
+
+    bookkeeping.run_task(crash)(run.pk)
+    run.refresh_from_db()
+    assert run.status == S.FAILED
+    assert run.error_type == "internal_error"
+    assert "KeyError" in run.error_message
+    assert "secret internals" not in run.error_message
+
+
+def test_the_wrapper_leaves_a_cancelled_run_cancelled():
+    run = RunFactory()
+
+    def cancelled_meanwhile(run):
+        bookkeeping.cancel(run.pk)
+        return {"late": True}
+
+    bookkeeping.run_task(cancelled_meanwhile)(run.pk)
+    run.refresh_from_db()
+    assert run.status == S.CANCELLED
+    assert run.result == {}
+
+
+def test_the_wrapper_does_nothing_for_a_run_that_is_not_queued():
+    run = RunFactory(status=S.CANCELLED)
+    calls = []
+    bookkeeping.run_task(lambda r: calls.append(r) or {})(run.pk)
+    assert calls == []
+
+
+def test_a_second_cancel_is_a_no_op():
+    run = RunFactory()
+    assert bookkeeping.cancel(run.pk) is True
+    assert bookkeeping.cancel(run.pk) is False
+
+
+def test_a_worker_failure_signal_marks_the_run_failed():
+    from runs.tasks import ping
+
+    run = RunFactory(status=S.RUNNING)
+    bookkeeping._on_task_failure(sender=ping, args=(run.pk,), exception=None)
+    run.refresh_from_db()
+    assert (run.status, run.error_type) == (S.FAILED, "worker_lost")
+
+
+def test_other_users_runs_are_invisible(auth_api):
+    mine = RunFactory(owner=auth_api.user)
+    theirs = RunFactory(owner=UserFactory())
+    listed = [item["id"] for item in auth_api.get("/api/runs/").json()["results"]]
+    assert listed == [mine.pk]
+    assert auth_api.get(f"/api/runs/{theirs.pk}/").status_code == 404
+    assert auth_api.get(f"/api/runs/{theirs.pk}/").json() == {"detail": "Not found.", "code": "not_found"}
+
+
+def test_runs_are_paginated_newest_first(auth_api):
+    runs = [RunFactory(owner=auth_api.user) for _ in range(3)]
+    body = auth_api.get("/api/runs/").json()
+    assert body["count"] == 3
+    assert [item["id"] for item in body["results"]] == [run.pk for run in reversed(runs)]
