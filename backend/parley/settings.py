@@ -242,6 +242,9 @@ if PRODUCTION:
     # /api/health/ is probed over plain http inside the compose network.
     SECURE_REDIRECT_EXEMPT = [r"^api/health/$"]
 
+# Destinations the engines may reach although they are not public (see engine/egress.py).
+EGRESS_ALLOW = env.list("PARLEY_EGRESS_ALLOW", [])
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
