@@ -1,30 +1,25 @@
 """The `parley` command: thin argument parsing that hands over to the engines or the platform launcher.
 
-Engine commands (`tracer`, `sensei`, `check`, `bench`) arrive with their issues; each parses its flags here
-and calls one function in engine/.
+Each sub-command lives in commands/<name>.py with `register(subparsers)`; handlers return the exit code:
+0 success, 1 findings or failures, 2 usage or configuration error.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from importlib.metadata import version
 
-
-def _serve(args: argparse.Namespace) -> int:
-    from parley import localrun
-
-    return localrun.main(["--port", str(args.port)] + (["--embedded"] if args.embedded else []))
+COMMANDS = ("serve",)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="parley", description="Black-box testing of chatbots.")
     parser.add_argument("--version", action="version", version=f"parley {version('parley')}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    serve = commands.add_parser("serve", help="run the whole platform on this machine (what `make run` does)")
-    serve.add_argument("--port", type=int, default=8080, help="HTTP port for the web application")
-    serve.add_argument("--embedded", action="store_true", help="use SQLite and a filesystem queue")
-    serve.set_defaults(handler=_serve)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"commands.{name}").register(subparsers)
     return parser
 
 
