@@ -1,0 +1,112 @@
+"""The conversation record: what one simulated conversation leaves behind.
+
+SENSEI writes it, SENSEI-check reads it, the platform stores it as JSON and the dashboards show it — one schema
+for all of them. Error codes keep the numbers users of the reference tools know (500, 504, 1000, 1001, 2000,
+2001) and add more precise ones.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import IntEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class ErrorCode(IntEnum):
+    """Why a conversation did not go as the profile intended."""
+
+    CHATBOT_CRASH = 500  # the chatbot answered with an HTTP 5xx
+    MALFORMED_REPLY = 502  # the reply could not be understood (HTML page, invalid JSON, missing reply path)
+    CHATBOT_UNREACHABLE = 503  # connection refused, DNS failure, refused by the egress guard
+    TIMEOUT = 504  # no reply within the connector's timeout
+    SESSION_LOST = 410  # the chatbot forgot the conversation (unknown session)
+    FALLBACK_LOOP = 1000  # too many consecutive fallback replies
+    GOAL_NOT_COMPLETED = 1001  # outputs the profile expects could not be extracted
+    GOALS_NOT_VERIFIED = 1002  # the user simulator could not confirm its goals were met
+    REPETITION_LOOP = 1003  # the chatbot kept giving the same answer
+    USER_LLM_FAILED = 1100  # the LLM playing the user failed (after retries)
+    RUN_BUDGET_EXCEEDED = 2000
+    CONVERSATION_BUDGET_EXCEEDED = 2001
+
+    @property
+    def slug(self) -> str:
+        return self.name.lower()
+
+
+class Button(BaseModel):
+    """A button the chatbot offered; `value` is what pressing it sends, `url` where a link button points."""
+
+    label: str
+    value: str | None = None
+    url: str | None = None
+
+
+class Turn(BaseModel):
+    role: Literal["user", "bot"]
+    text: str
+    buttons: list[Button] = Field(default_factory=list)
+    # Seconds from the start of the conversation to the moment this turn was complete.
+    at_s: float = 0.0
+    # Bot turns only: seconds between sending the user's message and receiving this reply.
+    latency_s: float | None = None
+
+
+class ConversationError(BaseModel):
+    code: int
+    message: str
+    turn: int | None = None  # index in `turns` where it happened, when known
+
+    @property
+    def name(self) -> str:
+        try:
+            return ErrorCode(self.code).slug
+        except ValueError:
+            return f"http_{self.code}" if 100 <= self.code < 600 else "unknown"
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+
+class ConversationRecord(BaseModel):
+    """One conversation between a simulated user (a profile) and the chatbot under test."""
+
+    id: str
+    profile: str  # the profile's test name
+    index: int = 0  # position of this conversation among the profile's planned conversations
+    language: str | None = None
+    context: list[str] = Field(default_factory=list)
+    goals: list[str] = Field(default_factory=list)  # goal templates as written in the profile
+    inputs: dict[str, Any] = Field(default_factory=dict)  # variable values chosen for this conversation
+    outputs: dict[str, Any] = Field(default_factory=dict)  # extracted outputs; None when not found
+    settings: dict[str, Any] = Field(default_factory=dict)  # interaction style, goal style, number…
+    turns: list[Turn] = Field(default_factory=list)
+    errors: list[ConversationError] = Field(default_factory=list)
+    started_at: datetime | None = None
+    duration_s: float | None = None  # wall clock, LLM time included
+    usage: Usage = Field(default_factory=Usage)
+
+    @property
+    def response_times(self) -> list[float]:
+        return [turn.latency_s for turn in self.turns if turn.role == "bot" and turn.latency_s is not None]
+
+    @property
+    def error_codes(self) -> list[int]:
+        return [error.code for error in self.errors]
+
+    @property
+    def chatbot_phrases(self) -> list[str]:
+        return [turn.text for turn in self.turns if turn.role == "bot"]
+
+    @property
+    def user_phrases(self) -> list[str]:
+        return [turn.text for turn in self.turns if turn.role == "user"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
