@@ -11,7 +11,7 @@ import importlib
 import sys
 from importlib.metadata import version
 
-COMMANDS = ("serve",)
+COMMANDS = ("serve", "llm")
 
 
 def build_parser() -> argparse.ArgumentParser:

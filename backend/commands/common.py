@@ -1,0 +1,161 @@
+"""Conventions shared by every `parley` command that calls an LLM or reports results.
+
+- LLM settings: `--provider`, `--model`, `--base-url`, `--api-key`; without `--api-key` the key comes from
+  `PARLEY_API_KEY`, then the provider's own variable (`OPENAI_API_KEY` for openai, `GEMINI_API_KEY` for
+  gemini). An openai-compatible server only ever gets `PARLEY_API_KEY` or `--api-key`: sending the user's
+  OpenAI key to an arbitrary base URL would hand it to whoever runs that server.
+- Egress: `PARLEY_EGRESS_ALLOW` (hosts, addresses, CIDRs) lets the CLI reach local or private servers.
+- Output: `--json` prints JSON to stdout, `--json FILE` writes it; `--junit FILE` writes a JUnit XML report.
+- Exit codes: 0 success, 1 findings or failures, 2 usage or configuration error.
+
+This is the one place of the CLI that reads the environment; the engines get plain values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.egress import EgressDenied, EgressGuard, EgressPolicy
+from engine.errors import ParleyError
+from engine.llm import PROVIDERS, LLMAuthError, LLMConfigError, ProviderConfig
+
+EXIT_OK = 0
+EXIT_FAILURES = 1
+EXIT_USAGE = 2
+
+PROVIDER_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "gemini": "GEMINI_API_KEY"}
+STDOUT = "-"
+
+# Errors the user fixes in settings or arguments (exit 2); any other ParleyError is a failure (exit 1).
+CONFIGURATION_ERRORS: tuple[type[ParleyError], ...] = (LLMConfigError, LLMAuthError, EgressDenied)
+
+
+def add_llm_arguments(parser: argparse.ArgumentParser, *, model: bool = True) -> None:
+    group = parser.add_argument_group("LLM provider")
+    group.add_argument(
+        "--provider", choices=PROVIDERS, default="openai", help="LLM provider (default: openai)"
+    )
+    if model:
+        group.add_argument("--model", help="model name (default: the provider's default model)")
+    group.add_argument(
+        "--base-url", help="base URL of an openai-compatible server, e.g. http://localhost:11434/v1"
+    )
+    group.add_argument(
+        "--api-key",
+        help="API key (default: $PARLEY_API_KEY, then $OPENAI_API_KEY or $GEMINI_API_KEY for those providers)",
+    )
+
+
+def resolve_api_key(provider: str, given: str | None, environ: Mapping[str, str] | None = None) -> str:
+    """The key to use: the argument, then PARLEY_API_KEY, then the provider's own variable; "" if none."""
+    env = os.environ if environ is None else environ
+    if given:
+        return given
+    if env.get("PARLEY_API_KEY"):
+        return env["PARLEY_API_KEY"]
+    variable = PROVIDER_KEY_VARIABLES.get(provider)
+    return env.get(variable, "") if variable else ""
+
+
+def provider_config_from_args(
+    args: argparse.Namespace, environ: Mapping[str, str] | None = None
+) -> ProviderConfig:
+    """A `ProviderConfig` from the arguments of `add_llm_arguments`; raises LLMConfigError when incomplete."""
+    key = resolve_api_key(args.provider, args.api_key, environ)
+    return ProviderConfig(
+        args.provider, api_key=key, model=getattr(args, "model", None), base_url=args.base_url
+    )
+
+
+def egress_guard_from_env(environ: Mapping[str, str] | None = None) -> EgressGuard:
+    env = os.environ if environ is None else environ
+    try:
+        policy = EgressPolicy.parse(env.get("PARLEY_EGRESS_ALLOW"))
+    except ValueError as exc:
+        raise LLMConfigError(str(exc)) from None
+    return EgressGuard(policy)
+
+
+def add_json_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const=STDOUT,
+        metavar="FILE",
+        help="print the result as JSON, or write it to FILE",
+    )
+
+
+def add_junit_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report to FILE")
+
+
+def write_json(target: str, data: Any) -> None:
+    """Print `data` as JSON when `target` is "-" (bare `--json`), else write it to the file `target`."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    if target == STDOUT:
+        sys.stdout.write(text)
+    else:
+        Path(target).write_text(text, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class JUnitCase:
+    """One test case of a JUnit report; `failure` is the message of a failed case, `skipped` the reason."""
+
+    name: str
+    classname: str
+    time_s: float = 0.0
+    failure: str | None = None
+    error: str | None = None
+    skipped: str | None = None
+    output: str | None = None
+
+
+def junit_xml(suite_name: str, cases: Sequence[JUnitCase]) -> str:
+    suite = ET.Element(
+        "testsuite",
+        name=suite_name,
+        tests=str(len(cases)),
+        failures=str(sum(1 for c in cases if c.failure is not None)),
+        errors=str(sum(1 for c in cases if c.error is not None)),
+        skipped=str(sum(1 for c in cases if c.skipped is not None)),
+        time=f"{sum(c.time_s for c in cases):.3f}",
+    )
+    for case in cases:
+        element = ET.SubElement(
+            suite, "testcase", name=case.name, classname=case.classname, time=f"{case.time_s:.3f}"
+        )
+        for tag, text in (("failure", case.failure), ("error", case.error), ("skipped", case.skipped)):
+            if text is not None:
+                ET.SubElement(element, tag, message=text.splitlines()[0] if text else "").text = text
+        if case.output:
+            ET.SubElement(element, "system-out").text = case.output
+    suites = ET.Element("testsuites")
+    suites.append(suite)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_junit(path: str, suite_name: str, cases: Sequence[JUnitCase]) -> None:
+    Path(path).write_text(junit_xml(suite_name, cases), encoding="utf-8")
+
+
+def report_errors(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Wrap a command handler: a ParleyError becomes its message on stderr and exit code 2 or 1."""
+
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except ParleyError as exc:
+            sys.stderr.write(f"parley: {exc.user_message}\n")
+            return EXIT_USAGE if isinstance(exc, CONFIGURATION_ERRORS) else EXIT_FAILURES
+
+    return wrapped
