@@ -11,7 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -60,34 +60,27 @@ def worker_status() -> dict[str, Any]:
     }
 
 
-_component = inline_serializer(
-    "HealthComponent", {"ok": serializers.BooleanField(), "detail": serializers.CharField()}
-)
+class HealthComponentSerializer(serializers.Serializer[Any]):
+    ok = serializers.BooleanField()
+    detail = serializers.CharField()
+
+
+class HealthWorkersSerializer(HealthComponentSerializer):
+    count = serializers.IntegerField()
+
+
+class HealthSerializer(serializers.Serializer[Any]):
+    status = serializers.ChoiceField(choices=["ok", "degraded"])
+    database = HealthComponentSerializer()
+    broker = HealthComponentSerializer()
+    workers = HealthWorkersSerializer()
 
 
 class HealthView(APIView):
     permission_classes = (AllowAny,)
     authentication_classes = ()
 
-    @extend_schema(
-        summary="Platform health",
-        responses=inline_serializer(
-            "Health",
-            {
-                "status": serializers.ChoiceField(choices=["ok", "degraded"]),
-                "database": _component,
-                "broker": _component,
-                "workers": inline_serializer(
-                    "HealthWorkers",
-                    {
-                        "ok": serializers.BooleanField(),
-                        "count": serializers.IntegerField(),
-                        "detail": serializers.CharField(),
-                    },
-                ),
-            },
-        ),
-    )
+    @extend_schema(summary="Platform health", responses={200: HealthSerializer, 503: HealthSerializer})
     def get(self, request: Request) -> Response:
         database, broker = database_status(), broker_status()
         workers = (

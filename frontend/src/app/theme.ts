@@ -1,0 +1,6 @@
+import { createTheme } from "@mantine/core";
+
+export const theme = createTheme({
+  primaryColor: "indigo",
+  defaultRadius: "md",
+});

@@ -1,0 +1,62 @@
+/**
+ * Test environment: jest-dom matchers, the browser APIs Mantine needs that jsdom lacks, and an MSW
+ * server that fails the test on any request no handler answers.
+ */
+import "@testing-library/jest-dom/vitest";
+import { notifications } from "@mantine/notifications";
+import { cleanup } from "@testing-library/react";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { tokenStore } from "../lib/token-store";
+import { db } from "./mock-db";
+import { server } from "./server";
+
+// Mantine reads the colour-scheme media query and observes element sizes; jsdom has neither.
+const noop = () => undefined;
+Object.defineProperty(window, "matchMedia", {
+  writable: true,
+  value: (query: string) => ({
+    matches: false,
+    media: query,
+    onchange: null,
+    addListener: noop,
+    removeListener: noop,
+    addEventListener: noop,
+    removeEventListener: noop,
+    dispatchEvent: () => false,
+  }),
+});
+
+class ResizeObserverStub {
+  observe = noop;
+  unobserve = noop;
+  disconnect = noop;
+}
+window.ResizeObserver = ResizeObserverStub;
+window.HTMLElement.prototype.scrollIntoView = () => undefined;
+
+const unhandledRequests: string[] = [];
+
+beforeAll(() => {
+  server.listen({
+    onUnhandledRequest: (request, print) => {
+      unhandledRequests.push(`${request.method} ${request.url}`);
+      print.error();
+    },
+  });
+});
+
+afterEach(() => {
+  cleanup();
+  server.resetHandlers();
+  db.reset();
+  tokenStore.clear("logout");
+  notifications.clean();
+  window.sessionStorage.clear();
+  window.localStorage.clear();
+  const unhandled = unhandledRequests.splice(0);
+  if (unhandled.length > 0) throw new Error(`Requests without an MSW handler: ${unhandled.join(", ")}`);
+});
+
+afterAll(() => {
+  server.close();
+});
