@@ -11,7 +11,7 @@ import importlib
 import sys
 from importlib.metadata import version
 
-COMMANDS = ("serve", "llm")
+COMMANDS = ("serve", "llm", "connectors")
 
 
 def build_parser() -> argparse.ArgumentParser:
