@@ -43,9 +43,13 @@ def call(base: str, method: str, path: str, body: dict | None = None, token: str
     )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.loads(response.read() or b"null")
+            status, body = response.status, response.read()
     except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
+        status, body = error.code, error.read()
+    try:
+        return status, json.loads(body or b"null")
+    except ValueError:  # e.g. nginx's HTML 502 page while gunicorn is still starting
+        return status, body.decode(errors="replace")
 
 
 def test_embedded_mode_serves_the_api_and_runs_jobs_without_postgres_or_rabbitmq(tmp_path):
