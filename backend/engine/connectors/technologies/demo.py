@@ -1,9 +1,8 @@
 """`demo`: Parley's in-process reference chatbots, reached without any network.
 
-The bots themselves arrive with the reference-bots issue, which calls `register_demo_bots(factory)` once at
-start-up; `factory(bot)` returns a `Connector` for the named bot or raises `ConnectorConfigError` for an
-unknown name. Until then the technology is listed (so forms and files can name it) but creating a connector
-fails with a clear "not available yet" message.
+The bots live in engine.bots and are imported on first use (connectors stay light to import). Tests may
+install another factory with `register_demo_bots(factory)`: `factory(bot)` returns a `Connector` for the
+named bot or raises `ConnectorConfigError` for an unknown name.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from collections.abc import Callable
 from pydantic import Field
 
 from engine.connectors.base import Connector, ConnectorContext
-from engine.connectors.errors import ConnectorConfigError
 from engine.connectors.technology import Technology, TechnologySettings
 
 DemoBotFactory = Callable[[str], Connector]
@@ -32,14 +30,14 @@ class DemoSettings(TechnologySettings):
     bot: str = Field(min_length=1, description="Name of the reference chatbot to talk to.")
 
 
+def _reference_bots(bot: str) -> Connector:
+    from engine.bots.connector import demo_factory
+
+    return demo_factory(bot)
+
+
 def _create(settings: DemoSettings, context: ConnectorContext) -> Connector:
-    factory = _factory[0]
-    if factory is None:
-        raise ConnectorConfigError(
-            f"Demo chatbots are not available yet in this installation, so {settings.bot!r} cannot be used.",
-            field="bot",
-        )
-    return factory(settings.bot)
+    return (_factory[0] or _reference_bots)(settings.bot)
 
 
 DEMO = Technology(
@@ -47,5 +45,5 @@ DEMO = Technology(
     description="Parley's built-in reference chatbots, in process (no network).",
     settings=DemoSettings,
     factory=_create,
-    example={"bot": "<reference bot name>"},
+    example={"bot": "pizza"},
 )

@@ -137,13 +137,13 @@ def _converse(connector):
     connector.close()  # closing twice is harmless
 
 
-def test_demo_without_reference_bots_is_a_clear_error(local_guard):
-    previous = register_demo_bots(None)
-    try:
-        with pytest.raises(ConnectorConfigError, match="not available yet"):
-            create_connector({"technology": "demo", "bot": "echo"}, local_guard)
-    finally:
-        register_demo_bots(previous)
+def test_demo_reaches_the_reference_bots_and_names_an_unknown_one(local_guard):
+    with create_connector({"technology": "demo", "bot": "pizza"}, local_guard) as pizza:
+        pizza.new_conversation()
+        first = pizza.greeting() or pizza.send("hello")
+        assert first.messages
+    with pytest.raises(ConnectorConfigError, match="no-such-bot"):
+        create_connector({"technology": "demo", "bot": "no-such-bot"}, local_guard).new_conversation()
 
 
 def test_technologies_lists_in_a_stable_order():
