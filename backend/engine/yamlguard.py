@@ -41,21 +41,25 @@ def guard_yaml(text: str, limits: YAMLLimits | None = None) -> None:
     nodes = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            line, column = _position(event)
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-                mark = event.start_mark
                 raise YAMLRefused(
                     "YAML anchors and aliases (&name / *name) are not accepted; write the values out.",
-                    line=mark.line + 1,
-                    column=mark.column + 1,
+                    line=line,
+                    column=column,
                 )
             if isinstance(event, yaml.ScalarEvent | yaml.MappingStartEvent | yaml.SequenceStartEvent):
                 nodes += 1
                 if nodes > limits.max_nodes:
-                    mark = event.start_mark
                     raise YAMLRefused(
                         f"The YAML has more than {limits.max_nodes:,} values; split it into smaller documents.",
-                        line=mark.line + 1,
-                        column=mark.column + 1,
+                        line=line,
+                        column=column,
                     )
     except yaml.YAMLError:
         return  # a syntax error: the document's own parser reports it with its position
+
+
+def _position(event: yaml.Event) -> tuple[int | None, int | None]:
+    mark = event.start_mark
+    return (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
