@@ -13,6 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+# One button model for connectors and records: `value` is what pressing it sends, `url` where a link points.
+from engine.connectors.base import Button
+
 
 class ErrorCode(IntEnum):
     """Why a conversation did not go as the profile intended."""
@@ -26,21 +29,21 @@ class ErrorCode(IntEnum):
     GOAL_NOT_COMPLETED = 1001  # outputs the profile expects could not be extracted
     GOALS_NOT_VERIFIED = 1002  # the user simulator could not confirm its goals were met
     REPETITION_LOOP = 1003  # the chatbot kept giving the same answer
-    USER_LLM_FAILED = 1100  # the LLM playing the user failed (after retries)
-    RUN_BUDGET_EXCEEDED = 2000
-    CONVERSATION_BUDGET_EXCEEDED = 2001
+    RUN_BUDGET_EXCEEDED = 2000  # the profile's budget (`conversation.max_cost`) was spent
+    CONVERSATION_BUDGET_EXCEEDED = 2001  # this conversation's budget (`goal_style.max_cost`) was spent
+    BUDGET_REFUSED = 2002  # the run's budget refused an LLM call before it was sent
+    # 3000-3999: the LLMs Parley itself uses. USER_LLM_FAILED was 1100 until SENSEI (issue 6) gave the LLM
+    # failures their own range; no record was ever written with 1100.
+    USER_LLM_FAILED = 3000  # the LLM playing the user failed (after retries) or answered nothing usable
+    EXTRACTION_FAILED = 3001  # the LLM extracting the outputs failed (after retries and one repair)
+    CANCELLED = 4000  # the run was cancelled while this conversation was in progress
 
     @property
     def slug(self) -> str:
         return self.name.lower()
 
 
-class Button(BaseModel):
-    """A button the chatbot offered; `value` is what pressing it sends, `url` where a link button points."""
-
-    label: str
-    value: str | None = None
-    url: str | None = None
+__all__ = ["Button", "ConversationError", "ConversationRecord", "ErrorCode", "Turn", "Usage"]
 
 
 class Turn(BaseModel):

@@ -1,0 +1,292 @@
+"""`parley sensei`: validate profiles, show their plan, run them against a chatbot.
+
+    parley sensei validate PROFILE... [--strict] [--allow-local-files]
+    parley sensei plan PROFILE [--seed S] [--json]
+    parley sensei run PROFILE... --connector FILE --provider P --model M [--base-url URL] [--api-key K]
+                      [--concurrency K] [--seed S] --out DIR [--junit FILE] [--allow-local-files]
+
+A PROFILE may be a folder: every *.yml / *.yaml under it is a profile. Custom personalities and types are read
+from `personalities/` and `types/` folders next to the profile or one level up (the reference's project layout).
+`run` writes one JSON record per conversation as soon as it finishes (`OUT/<profile>/<index>.json`), then
+`OUT/summary.json`. Exit codes: 0 no conversation has an error, 1 some have (or a profile has errors), 2 usage or
+configuration error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from commands.common import (
+    EXIT_FAILURES,
+    EXIT_OK,
+    EXIT_USAGE,
+    JUnitCase,
+    add_json_argument,
+    add_junit_argument,
+    add_llm_arguments,
+    egress_guard_from_env,
+    provider_config_from_args,
+    report_errors,
+    write_json,
+    write_junit,
+)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    sensei = commands.add_parser(
+        "sensei", help="user simulator: validate, plan and run conversation profiles"
+    )
+    actions = sensei.add_subparsers(dest="sensei_action", metavar="ACTION", required=True)
+
+    validate = actions.add_parser("validate", help="check profiles (exit 1 on errors)")
+    validate.add_argument("profiles", nargs="+", metavar="PROFILE")
+    validate.add_argument("--strict", action="store_true", help="unknown keys are errors, not warnings")
+    _add_local_files(validate)
+    add_json_argument(validate)
+    validate.set_defaults(handler=report_errors(_validate))
+
+    plan = actions.add_parser("plan", help="show the conversations a profile will run (no LLM call)")
+    plan.add_argument("profile", metavar="PROFILE")
+    plan.add_argument("--seed", type=int, help="seed for random selectors (default: random, printed)")
+    plan.add_argument("--model", help="model used for the cost estimate (default: the profile's)")
+    _add_local_files(plan)
+    add_json_argument(plan)
+    plan.set_defaults(handler=report_errors(_plan))
+
+    run = actions.add_parser("run", help="run profiles against a chatbot")
+    run.add_argument("profiles", nargs="+", metavar="PROFILE")
+    run.add_argument("--connector", required=True, metavar="FILE", help="connector YAML file")
+    add_llm_arguments(run)
+    run.add_argument("--concurrency", type=int, default=4, help="conversations at once (default 4)")
+    run.add_argument("--seed", type=int, help="seed for the plans and the simulation")
+    run.add_argument("--out", required=True, metavar="DIR", help="folder for the conversation records")
+    run.add_argument("--max-cost", type=float, help="USD budget for the whole run")
+    add_junit_argument(run)
+    _add_local_files(run)
+    run.set_defaults(handler=report_errors(_run))
+
+
+def _add_local_files(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-local-files",
+        action="store_true",
+        help="let profiles read local files and run custom-function generators (trusted profiles only)",
+    )
+
+
+def _profile_files(targets: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for target in targets:
+        path = Path(target)
+        if path.is_dir():
+            files += sorted(
+                p
+                for p in path.rglob("*")
+                if p.suffix in (".yml", ".yaml")
+                and p.is_file()
+                and not {"personalities", "types"} & set(p.relative_to(path).parts[:-1])
+            )
+        else:
+            files.append(path)
+    return files
+
+
+def _project_catalogs(path: Path) -> tuple[Any, Any]:
+    from ruamel.yaml import YAML
+
+    from engine.sensei import Personality, PersonalityCatalog, TypeCatalog, parse_custom_type
+
+    personalities: list[Personality] = []
+    types = []
+    yaml = YAML(typ="safe", pure=True)
+    for folder in (path.parent, path.parent.parent):
+        for file in sorted((folder / "personalities").glob("*.y*ml")):
+            data = yaml.load(file.read_text(encoding="utf-8")) or {}
+            context = data.get("context") if isinstance(data, dict) else None
+            if isinstance(context, list):
+                personalities.append(Personality(file.stem, tuple(str(c) for c in context)))
+        for file in sorted((folder / "types").glob("*.y*ml")):
+            data = yaml.load(file.read_text(encoding="utf-8")) or {}
+            if isinstance(data, dict):
+                types.append(parse_custom_type(data, name=file.stem))
+    return PersonalityCatalog(personalities), TypeCatalog(types)
+
+
+def _load(path: Path, args: argparse.Namespace, *, strict: bool = False) -> tuple[Any, list[Any]]:
+    from engine.sensei import Problem, validate
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem.error("unreadable", f"cannot be read ({exc})", file=str(path))]
+    try:
+        personalities, types = _project_catalogs(path)
+    except (OSError, ValueError) as exc:
+        return None, [Problem.error("project_files", f"personalities/ or types/: {exc}", file=str(path))]
+    result = validate(
+        text,
+        source=str(path),
+        allow_local_files=args.allow_local_files,
+        strict=strict,
+        personalities=personalities,
+        types=types,
+        base_dir=path.parent,
+    )
+    return (result.profile if result.ok else None), result.problems
+
+
+def _print_problems(problems: list[Any]) -> None:
+    for problem in problems:
+        sys.stderr.write(problem.render() + "\n")
+
+
+def _validate(args: argparse.Namespace) -> int:
+    files = _profile_files(args.profiles)
+    if not files:
+        sys.stderr.write("parley: no profile files found\n")
+        return EXIT_USAGE
+    failed = 0
+    report = []
+    for path in files:
+        profile, problems = _load(path, args, strict=args.strict)
+        _print_problems(problems)
+        errors = sum(1 for p in problems if p.is_error)
+        failed += profile is None
+        report.append(
+            {
+                "file": str(path),
+                "ok": profile is not None,
+                "errors": errors,
+                "problems": [p.model_dump() for p in problems],
+            }
+        )
+        if not args.json:
+            status = "ok" if profile is not None else "invalid"
+            sys.stdout.write(f"{path}: {status} ({errors} error(s), {len(problems) - errors} warning(s))\n")
+    if args.json:
+        write_json(args.json, report)
+    return EXIT_FAILURES if failed else EXIT_OK
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from engine.sensei import PlanError, plan
+
+    path = Path(args.profile)
+    profile, problems = _load(path, args)
+    if profile is None:
+        _print_problems(problems)
+        return EXIT_FAILURES
+    try:
+        result = plan(profile, args.seed, model=args.model, base_dir=path.parent)
+    except (PlanError, ValueError) as exc:
+        sys.stderr.write(f"parley: {exc}\n")
+        return EXIT_FAILURES
+    if args.json:
+        data = result.to_json()
+        write_json(
+            args.json,
+            {
+                "conversations": data["conversations"],
+                "rows": data["rows"],
+                "estimated_cost_usd": data["estimated_cost_usd"],
+                "seed": data["seed"],
+                "combinations": data["combinations"],
+            },
+        )
+        return EXIT_OK
+    _print_problems([p for p in problems if not p.is_error])
+    out = sys.stdout
+    out.write(f"{profile.name}: {len(result.conversations)} conversation(s), seed {result.seed}\n")
+    names = [v.name for v in profile.user.variables]
+    for conversation in result.conversations:
+        values = ", ".join(f"{n}={json.dumps(conversation.values[n], ensure_ascii=False)}" for n in names)
+        out.write(
+            f"  {conversation.index + 1:>3}. {values or '(no variables)'}  [max {conversation.max_user_turns} "
+            f"user messages]\n"
+        )
+    cost = result.estimated_cost_usd
+    out.write(f"estimated cost: {'unknown (model not priced)' if cost is None else f'at most ${cost:.4f}'}\n")
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
+    from engine.llm import Budget, LLMClient
+    from engine.sensei import run_profiles
+
+    if args.concurrency < 1:
+        sys.stderr.write("parley: --concurrency must be at least 1\n")
+        return EXIT_USAGE
+    files = _profile_files(args.profiles)
+    profiles = []
+    invalid = False
+    for path in files:
+        profile, problems = _load(path, args)
+        _print_problems(problems)
+        invalid |= profile is None
+        if profile is not None:
+            profiles.append(profile)
+    if invalid or not profiles:
+        sys.stderr.write("parley: fix the profile errors first; nothing was run\n")
+        return EXIT_FAILURES if files else EXIT_USAGE
+    try:
+        connector_config = load_connector_file(args.connector)
+    except ConnectorConfigError as exc:
+        sys.stderr.write(f"parley: {exc.user_message}\n")
+        return EXIT_USAGE
+    guard = egress_guard_from_env()
+    config = provider_config_from_args(args)
+    from dataclasses import replace
+
+    config = replace(config, max_concurrency=max(config.max_concurrency, args.concurrency))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    cases: list[JUnitCase] = []
+
+    def sink(record: Any) -> None:
+        folder = out / _safe(record.profile)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{record.index:04d}.json").write_text(record.model_dump_json(indent=2), encoding="utf-8")
+        failure = "; ".join(f"{e.code} {e.name}: {e.message}" for e in record.errors) or None
+        cases.append(
+            JUnitCase(
+                name=f"{record.profile} #{record.index}",
+                classname=f"sensei.{record.profile}",
+                time_s=record.duration_s or 0.0,
+                failure=failure,
+            )
+        )
+        mark = "ok" if not record.errors else "FAILED " + ", ".join(str(c) for c in record.error_codes)
+        sys.stdout.write(
+            f"{record.profile} #{record.index}: {mark} ({len(record.turns)} turns, "
+            f"{record.duration_s or 0:.1f} s)\n"
+        )
+
+    budget = Budget(args.max_cost) if args.max_cost is not None else None
+    with LLMClient(config, guard=guard, budget=budget) as llm:
+        summary = run_profiles(
+            profiles,
+            lambda: create_connector(connector_config, guard),
+            llm,
+            concurrency=args.concurrency,
+            seed=args.seed,
+            sink=sink,
+            technology=connector_config.technology,
+        )
+    write_json(str(out / "summary.json"), summary.to_json())
+    if args.junit:
+        cases.sort(key=lambda c: c.name)
+        write_junit(args.junit, "sensei", cases)
+    sys.stdout.write(
+        f"{summary.conversations} conversation(s), {summary.with_errors} with errors, "
+        f"${summary.usage.get('cost_usd', 0):.4f}; records in {out}\n"
+    )
+    return EXIT_OK if summary.ok else EXIT_FAILURES
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "profile"

@@ -1,0 +1,104 @@
+"""Conversation records: the published JSON Schema and the import of the reference tool's YAML files.
+
+The record itself is `engine.conversation.ConversationRecord`, shared with SENSEI-check and the platform. Its
+field names predate this module and stay: `settings` holds what the issue calls meta (styles, goal style, seed,
+model ids, connector technology, per-turn languages, why it stopped, LLM calls by tag) and `turns` is the
+transcript (role, text, buttons, `at_s` timestamp, `latency_s` response time). SENSEI only adds keys inside
+`settings`, so older readers keep working.
+
+`import_reference_conversation` reads the reference's three-document YAML conversation files (metadata,
+timing, `interaction`) into a record so rules can be checked on conversations recorded elsewhere.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any
+
+from ruamel.yaml import YAML
+
+from engine.conversation import ConversationError, ConversationRecord, Turn, Usage
+
+SCHEMA_ID = "https://parley.invalid/schemas/conversation-record.json"
+SCHEMA_VERSION = 1
+_BUTTONS = re.compile(r"AVAILABLE BUTTONS:.*", re.DOTALL)
+
+
+def conversation_record_schema() -> dict[str, Any]:
+    """JSON Schema of a conversation record as stored and exported."""
+    schema = ConversationRecord.model_json_schema(mode="serialization")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "x-parley-version": SCHEMA_VERSION,
+        **schema,
+    }
+
+
+def _pairs(items: Any) -> list[tuple[str, Any]]:
+    pairs: list[tuple[str, Any]] = []
+    for item in items or []:
+        if isinstance(item, dict):
+            pairs += [(str(k), v) for k, v in item.items()]
+    return pairs
+
+
+def import_reference_conversation(
+    text: str, *, profile: str = "imported", index: int = 0
+) -> ConversationRecord:
+    """A record from a reference conversation file (`---`-separated metadata, timing and interaction)."""
+    yaml = YAML(typ="safe", pure=True)
+    documents = [d for d in yaml.load_all(io.StringIO(text.replace("\n----\n", "\n---\n"))) if d is not None]
+    merged: dict[str, Any] = {}
+    for document in documents:
+        if isinstance(document, dict):
+            merged.update(document)
+    goals: list[str] = []
+    inputs: dict[str, Any] = {}
+    for item in merged.get("ask_about") or []:
+        if isinstance(item, str):
+            goals.append(item)
+        elif isinstance(item, dict):
+            inputs.update({str(k): v for k, v in item.items()})
+    outputs = dict(_pairs(merged.get("data_output")))
+    errors = []
+    for code, message in _pairs(merged.get("errors")):
+        try:
+            errors.append(ConversationError(code=int(code), message=str(message)))
+        except ValueError:
+            errors.append(ConversationError(code=0, message=f"{code}: {message}"))
+    latencies = [float(v) for v in merged.get("assistant response time") or [] if isinstance(v, int | float)]
+    turns: list[Turn] = []
+    bot_index = 0
+    for role, said in _pairs(merged.get("interaction")):
+        if role.lower() == "user":
+            turns.append(Turn(role="user", text=str(said)))
+        else:
+            latency = latencies[bot_index] if bot_index < len(latencies) else None
+            bot_index += 1
+            turns.append(Turn(role="bot", text=_BUTTONS.sub("", str(said)).rstrip(), latency_s=latency))
+    settings: dict[str, Any] = {"imported_from": "reference"}
+    for item in merged.get("conversation") or []:
+        if isinstance(item, dict):
+            settings.update({str(k): v for k, v in item.items()})
+    cost = merged.get("total_cost($)")
+    context = merged.get("context") or []
+    return ConversationRecord(
+        id=f"{profile}-{index}",
+        profile=str(merged.get("test_name") or profile),
+        index=index,
+        language=merged.get("language"),
+        context=[
+            str(c) if not isinstance(c, dict) else ", ".join(f"{k}: {v}" for k, v in c.items())
+            for c in (context if isinstance(context, list) else [context])
+        ],
+        goals=goals,
+        inputs=inputs,
+        outputs=outputs,
+        settings=settings,
+        turns=turns,
+        errors=errors,
+        duration_s=merged.get("conversation time"),
+        usage=Usage(cost_usd=float(cost)) if isinstance(cost, int | float) else Usage(),
+    )

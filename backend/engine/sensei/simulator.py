@@ -1,0 +1,604 @@
+"""One simulated conversation: the loop between the user LLM and the chatbot under test.
+
+Order of a conversation:
+1. open it; when the bot starts, its greeting is recorded first (and the user's first message answers it);
+2. per turn: check cancellation and budgets → one LLM call writes the user's message → that exact message is
+   sent → the reply is recorded with its latency → fallback / repetition bookkeeping → stop conditions;
+3. after the loop: one structured call extracts every output (typed), then missing outputs are reported.
+
+Stop conditions, in every goal style: the turn cap (`steps`, the drawn `random steps`, or `all_answered.limit`),
+a fallback loop (`fallback_loop_limit` fallbacks in a row → 1000), a repetition loop (the same non-fallback
+answer `repeat_limit` times in a row → 1003), budgets (2000 profile, 2001 conversation, 2002 call refused),
+cancellation (4000), a connector failure (its code) and a user-LLM failure (3000). Only `all_answered` runs
+the goal check, one structured call per bot reply asking only about goals and outputs not yet confirmed;
+reaching its limit unverified records 1002. In steps mode a user turn costs exactly one LLM call.
+
+After a fallback the next prompt asks the user to rephrase; after `rephrase_limit` fallbacks in a row it asks
+the user to move on to another goal. The conversation's own `random.Random(seed)` drives language switching,
+so a seeded run is reproducible given the same LLM answers.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine.connectors.base import BotReply, Connector
+from engine.conversation import ConversationError, ConversationRecord, ErrorCode, Turn, Usage
+from engine.llm import BudgetExceeded, LLMClient, LLMError, UsageLedger, UsageRecord, system, user
+from engine.sensei import prompts
+from engine.sensei.detection import FallbackDetector, same_answer
+from engine.sensei.errors import connector_error, error
+from engine.sensei.extraction import answer_schema, extraction_prompt, read_answer
+from engine.sensei.planner import PlannedConversation
+from engine.sensei.profile import Profile, Style
+
+TAG_USER_TURN = "sensei.user_turn"
+TAG_GOAL_CHECK = "sensei.goal_check"
+TAG_EXTRACT = "sensei.extract"
+
+
+@dataclass(frozen=True)
+class SimulatorSettings:
+    fallback_threshold: float = 0.6
+    fallback_loop_limit: int = 6
+    rephrase_limit: int = 3
+    repeat_limit: int = 3
+    language_switch_probability: float = 0.3
+    user_max_tokens: int | None = 400
+    check_max_tokens: int | None = 800
+    extract_max_tokens: int | None = 1200
+
+
+class CancelToken:
+    """Set by whoever wants the run to stop; conversations check it between turns."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+
+class SpendTracker:
+    """USD spent by a group of conversations (a profile), against an optional limit; thread-safe."""
+
+    def __init__(self, limit_usd: float | None) -> None:
+        self.limit_usd = limit_usd
+        self._spent = 0.0
+        self._lock = threading.Lock()
+
+    def add(self, amount: float) -> None:
+        with self._lock:
+            self._spent += amount
+
+    @property
+    def spent_usd(self) -> float:
+        with self._lock:
+            return self._spent
+
+    @property
+    def exhausted(self) -> bool:
+        return self.limit_usd is not None and self.spent_usd >= self.limit_usd
+
+
+@dataclass
+class _Accumulator:
+    parent: SpendTracker | None
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced: int = 0
+    by_tag: dict[str, int] = field(default_factory=dict)
+
+    def add(self, record: UsageRecord) -> None:
+        self.calls += 1
+        self.by_tag[record.tag] = self.by_tag.get(record.tag, 0) + 1
+        self.prompt_tokens += record.prompt_tokens or 0
+        self.completion_tokens += record.completion_tokens or 0
+        if record.cost_usd is None:
+            self.unpriced += 1 if record.ok and not record.cached else 0
+        else:
+            self.cost_usd += record.cost_usd
+            if self.parent is not None:
+                self.parent.add(record.cost_usd)
+
+    def usage(self) -> Usage:
+        cost = None if self.unpriced and not self.cost_usd else round(self.cost_usd, 8)
+        return Usage(
+            calls=self.calls,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cost_usd=cost,
+        )
+
+
+class UsageTap:
+    """Attributes gateway usage to the conversation running on the calling thread.
+
+    The gateway records each call in its ledger from the thread that made the call, so a thread-local
+    "current conversation" is enough to give every conversation its own usage while sharing one client.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._ledgers: list[UsageLedger] = []
+
+    def attach(self, ledger: UsageLedger) -> None:
+        if not any(existing is ledger for existing in self._ledgers):
+            self._ledgers.append(ledger)
+            ledger.subscribe(self._listen)
+
+    def _listen(self, record: UsageRecord) -> None:
+        current: _Accumulator | None = getattr(self._local, "current", None)
+        if current is not None:
+            current.add(record)
+
+    @contextmanager
+    def collect(self, parent: SpendTracker | None = None) -> Iterator[_Accumulator]:
+        accumulator = _Accumulator(parent)
+        previous = getattr(self._local, "current", None)
+        self._local.current = accumulator
+        try:
+            yield accumulator
+        finally:
+            self._local.current = previous
+
+
+class GoalVerdict(BaseModel):
+    goal: int = Field(description="The goal's number.")
+    answered: bool = Field(description="True when the chatbot answered, confirmed or provided it.")
+    evidence: str | None = Field(default=None, description="The chatbot's words that show it, or null.")
+
+
+class GoalCheck(BaseModel):
+    """Which of the listed goals the chatbot has answered, and which listed items it has stated."""
+
+    goals: list[GoalVerdict] = Field(default_factory=list)
+    items_given: list[str] = Field(default_factory=list, description="Names of the items the chatbot stated.")
+
+
+TurnListener = Callable[[ConversationRecord, Turn], None]
+
+
+class _Stop(Exception):
+    def __init__(self, reason: str, problem: ConversationError | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.problem = problem
+
+
+class Simulator:
+    """Runs conversations of profiles against connectors. One instance serves many threads."""
+
+    def __init__(
+        self,
+        llm: LLMClient,
+        *,
+        judge: LLMClient | None = None,
+        settings: SimulatorSettings | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        today: Callable[[], date] = date.today,
+    ) -> None:
+        self.llm = llm
+        self.judge = judge or llm
+        self.settings = settings or SimulatorSettings()
+        self.clock = clock
+        self.today = today
+        self.tap = UsageTap()
+        self.tap.attach(llm.ledger)
+        self.tap.attach(self.judge.ledger)
+
+    # -- one conversation ------------------------------------------------------------------------------------
+
+    def run(
+        self,
+        profile: Profile,
+        planned: PlannedConversation,
+        connector: Connector,
+        *,
+        cancel: CancelToken | None = None,
+        profile_spend: SpendTracker | None = None,
+        conversation_id: str | None = None,
+        technology: str | None = None,
+        on_turn: TurnListener | None = None,
+    ) -> ConversationRecord:
+        state = _Conversation(self, profile, planned, connector, cancel, profile_spend, on_turn)
+        record = ConversationRecord(
+            id=conversation_id or uuid.uuid4().hex,
+            profile=profile.name,
+            index=planned.index,
+            language=profile.user.language,
+            context=[*profile.user.personality_context, *profile.user.context],
+            goals=list(profile.user.goals),
+            inputs=dict(planned.values),
+            outputs={output.name: None for output in profile.chatbot.outputs},
+            settings={
+                "styles": [_style_label(s) for s in planned.styles],
+                "goal_style": profile.conversation.goal_style.model_dump(exclude_none=True),
+                "max_user_turns": planned.max_user_turns,
+                "goals": list(planned.goals),
+                "seed": planned.seed,
+                "personality": profile.user.personality,
+                "user_model": self.llm.model,
+                "judge_model": self.judge.model,
+                "profile_model": profile.llm.model,
+                "temperature": profile.llm.temperature,
+                "connector": technology or getattr(connector, "technology", "") or None,
+            },
+            started_at=datetime.now(UTC),
+        )
+        state.record = record
+        started = self.clock()
+        state.started = started
+        with self.tap.collect(profile_spend) as usage:
+            state.usage = usage
+            state.play()
+            record.usage = usage.usage()
+            record.settings["llm_calls"] = dict(sorted(usage.by_tag.items()))
+        record.duration_s = round(self.clock() - started, 4)
+        return record
+
+
+def _style_label(style: Style) -> Any:
+    return {style.name: list(style.languages)} if style.languages else style.name
+
+
+def _bot_text(reply: BotReply) -> str:
+    return reply.text
+
+
+class _Conversation:
+    """The mutable state of one conversation while it runs."""
+
+    def __init__(
+        self,
+        sim: Simulator,
+        profile: Profile,
+        planned: PlannedConversation,
+        connector: Connector,
+        cancel: CancelToken | None,
+        spend: SpendTracker | None,
+        on_turn: TurnListener | None,
+    ) -> None:
+        self.sim = sim
+        self.settings = sim.settings
+        self.profile = profile
+        self.planned = planned
+        self.connector = connector
+        self.cancel = cancel
+        self.spend = spend
+        self.on_turn = on_turn
+        self.rng = random.Random(planned.seed)  # noqa: S311 - reproducible simulation, not security
+        self.detector = FallbackDetector(profile.chatbot.fallback, threshold=self.settings.fallback_threshold)
+        self.record: ConversationRecord
+        self.usage: _Accumulator
+        self.started = 0.0
+        self.user_turns = 0
+        self.fallbacks_in_row = 0
+        self.fallbacks_total = 0
+        self.repeats_in_row = 0
+        self.last_answer: str | None = None
+        self.languages: list[str] = []
+        self.verified: dict[int, str | None] = {}
+        self.items_seen: set[str] = set()
+        self.all_answered = profile.conversation.goal_style.kind == "all_answered"
+        change = [s for s in planned.styles if s.name == "change language"]
+        self.switch_languages = [lang for s in change for lang in s.languages]
+
+    # -- bookkeeping -------------------------------------------------------------------------------------
+
+    def _elapsed(self) -> float:
+        return round(self.sim.clock() - self.started, 4)
+
+    def _add_turn(self, turn: Turn) -> None:
+        self.record.turns.append(turn)
+        if self.on_turn is not None:
+            self.on_turn(self.record, turn)
+
+    def _add_bot(self, reply: BotReply, latency: float) -> None:
+        self._add_turn(
+            Turn(
+                role="bot",
+                text=_bot_text(reply),
+                buttons=list(reply.buttons),
+                at_s=self._elapsed(),
+                latency_s=round(reply.latency_s or latency, 4),
+            )
+        )
+
+    def _turn_index(self) -> int:
+        return len(self.record.turns)
+
+    # -- the loop ----------------------------------------------------------------------------------------
+
+    def play(self) -> None:
+        reason = "completed"
+        extract = True
+        try:
+            self._open()
+            while True:
+                self._before_user_turn()
+                message = self._user_message()
+                self._send(message)
+                self._after_reply()
+        except _Stop as stop:
+            reason = stop.reason
+            if stop.problem is not None:
+                self.record.errors.append(stop.problem)
+            extract = stop.reason not in ("cancelled", "budget", "user_llm_failed")
+        self.record.settings["stopped_because"] = reason
+        self.record.settings["fallback_replies"] = self.fallbacks_total
+        if self.switch_languages:
+            self.record.settings["languages"] = list(self.languages)
+        if self.all_answered:
+            self.record.settings["goals_verified"] = {
+                str(i): evidence for i, evidence in sorted(self.verified.items())
+            }
+        if extract and self.profile.chatbot.outputs and any(t.role == "bot" for t in self.record.turns):
+            self._extract()
+        elif self.profile.chatbot.outputs and extract:
+            self.record.settings["extraction_skipped"] = "the chatbot never answered"
+
+    def _open(self) -> None:
+        try:
+            self.connector.new_conversation()
+            if self.profile.chatbot.is_starter:
+                before = self.sim.clock()
+                greeting = self.connector.greeting()
+                if greeting is not None and (greeting.messages or greeting.buttons):
+                    self._add_bot(greeting, self.sim.clock() - before)
+                    self.last_answer = greeting.text
+        except Exception as exc:  # noqa: BLE001 - a connector failure ends this conversation, never the run
+            raise _Stop("connector_error", connector_error(exc, self._turn_index())) from None
+
+    def _before_user_turn(self) -> None:
+        if self.cancel is not None and self.cancel.cancelled:
+            raise _Stop("cancelled", error(ErrorCode.CANCELLED, "the run was cancelled", self._turn_index()))
+        if self.user_turns >= self.planned.max_user_turns:
+            if self.all_answered:
+                open_goals = [i + 1 for i in range(len(self.planned.goals)) if i not in self.verified]
+                missing = [o.name for o in self.profile.chatbot.outputs if o.name not in self.items_seen]
+                raise _Stop(
+                    "limit",
+                    error(
+                        ErrorCode.GOALS_NOT_VERIFIED,
+                        f"limit of {self.planned.max_user_turns} user messages reached; goals not verified: "
+                        f"{open_goals or 'none'}, outputs not seen: {missing or 'none'}",
+                        self._turn_index(),
+                    ),
+                )
+            raise _Stop("steps")
+        self._check_budgets()
+
+    def _check_budgets(self) -> None:
+        if self.spend is not None and self.spend.exhausted:
+            raise _Stop(
+                "budget",
+                error(
+                    ErrorCode.RUN_BUDGET_EXCEEDED,
+                    f"the profile's budget of ${self.spend.limit_usd} is spent",
+                    self._turn_index(),
+                ),
+            )
+        limit = self.profile.conversation.goal_style.max_cost
+        if limit is not None and self.usage.cost_usd >= limit:
+            raise _Stop(
+                "budget",
+                error(
+                    ErrorCode.CONVERSATION_BUDGET_EXCEEDED,
+                    f"this conversation's budget of ${limit} is spent (${self.usage.cost_usd:.4f})",
+                    self._turn_index(),
+                ),
+            )
+
+    def _transcript(self) -> str:
+        lines = []
+        for turn in self.record.turns:
+            speaker = "User" if turn.role == "user" else "Chatbot"
+            text = turn.text or "(no text)"
+            if turn.buttons:
+                text += " [buttons: " + " | ".join(b.label for b in turn.buttons) + "]"
+            lines.append(f"{speaker}: {text}")
+        return "\n".join(lines)
+
+    def _language_line(self) -> str:
+        language = self.profile.user.language
+        if self.switch_languages and self.rng.random() < self.settings.language_switch_probability:
+            language = self.rng.choice(self.switch_languages)
+            self.languages.append(language)
+            return prompts.LANGUAGE_SWITCH.fill(language=language)
+        if self.switch_languages:
+            self.languages.append(language)
+        return prompts.LANGUAGE.fill(language=language)
+
+    def _system_prompt(self) -> str:
+        styles = [
+            prompts.STYLE_INSTRUCTIONS[s.name]
+            for s in self.planned.styles
+            if s.name in prompts.STYLE_INSTRUCTIONS
+        ]
+        context = " ".join([*self.profile.user.personality_context, *self.profile.user.context])
+        goals = "; ".join(self.planned.goals) or "talk with the chatbot"
+        return prompts.USER_SYSTEM.fill(
+            role=self.profile.user.role,
+            context=context or "nothing in particular.",
+            goals=goals,
+            styles=" ".join(styles) or prompts.STYLE_INSTRUCTIONS["default"],
+            language=self._language_line(),
+        )
+
+    def _user_message(self) -> str:
+        extra = ""
+        if self.fallbacks_in_row:
+            if self.fallbacks_in_row % self.settings.rephrase_limit == 0:
+                extra = prompts.CHANGE_TOPIC.text
+            else:
+                extra = prompts.REPHRASE.text
+        if self.record.turns:
+            prompt = prompts.USER_TURN.fill(transcript=self._transcript(), extra=extra)
+        else:
+            prompt = prompts.FIRST_TURN.fill(extra=extra)
+        messages = [system(self._system_prompt()), user(prompt)]
+        try:
+            text = self.sim.llm.complete(
+                messages,
+                tag=TAG_USER_TURN,
+                temperature=self.profile.llm.temperature,
+                max_tokens=self.settings.user_max_tokens,
+            )
+        except BudgetExceeded as exc:
+            raise _Stop(
+                "budget", error(ErrorCode.BUDGET_REFUSED, exc.user_message, self._turn_index())
+            ) from None
+        except LLMError as exc:
+            raise _Stop(
+                "user_llm_failed", error(ErrorCode.USER_LLM_FAILED, exc.user_message, self._turn_index())
+            ) from None
+        message = clean_user_message(text)
+        if not message:
+            raise _Stop(
+                "user_llm_failed",
+                error(ErrorCode.USER_LLM_FAILED, "the user LLM wrote an empty message", self._turn_index()),
+            )
+        return message
+
+    def _send(self, message: str) -> None:
+        self._add_turn(Turn(role="user", text=message, at_s=self._elapsed()))
+        self.user_turns += 1
+        before = self.sim.clock()
+        try:
+            reply = self.connector.send(message)
+        except Exception as exc:  # noqa: BLE001 - a connector failure ends this conversation, never the run
+            raise _Stop("connector_error", connector_error(exc, self._turn_index())) from None
+        self._add_bot(reply, self.sim.clock() - before)
+
+    def _after_reply(self) -> None:
+        answer = self.record.turns[-1].text
+        if self.detector.is_fallback(answer):
+            self.fallbacks_in_row += 1
+            self.fallbacks_total += 1
+            self.repeats_in_row = 0
+            if self.fallbacks_in_row >= self.settings.fallback_loop_limit:
+                raise _Stop(
+                    "fallback_loop",
+                    error(
+                        ErrorCode.FALLBACK_LOOP,
+                        f"{self.fallbacks_in_row} fallback replies in a row",
+                        self._turn_index() - 1,
+                    ),
+                )
+        else:
+            self.fallbacks_in_row = 0
+            if self.last_answer is not None and answer.strip() and same_answer(answer, self.last_answer):
+                self.repeats_in_row += 1
+            else:
+                self.repeats_in_row = 1
+            if self.repeats_in_row >= self.settings.repeat_limit:
+                raise _Stop(
+                    "repetition_loop",
+                    error(
+                        ErrorCode.REPETITION_LOOP,
+                        f"the chatbot gave the same answer {self.repeats_in_row} times in a row",
+                        self._turn_index() - 1,
+                    ),
+                )
+        self.last_answer = answer
+        if self.all_answered:
+            self._goal_check()
+
+    def _goal_check(self) -> None:
+        open_goals = [(i, goal) for i, goal in enumerate(self.planned.goals) if i not in self.verified]
+        open_items = [o for o in self.profile.chatbot.outputs if o.name not in self.items_seen]
+        if not open_goals and not open_items:
+            raise _Stop("all_answered")
+        self._check_budgets()
+        prompt = prompts.GOAL_CHECK.fill(
+            goals="\n".join(f"{i + 1}. {goal}" for i, goal in open_goals) or "(none left)",
+            outputs="\n".join(f"- {o.name}: {o.description}" for o in open_items) or "(none left)",
+            transcript=self._transcript(),
+        )
+        try:
+            verdict = self.sim.judge.structured(
+                [user(prompt)],
+                GoalCheck,
+                tag=TAG_GOAL_CHECK,
+                max_tokens=self.settings.check_max_tokens,
+                temperature=0.0,
+            )
+        except BudgetExceeded as exc:
+            raise _Stop(
+                "budget", error(ErrorCode.BUDGET_REFUSED, exc.user_message, self._turn_index())
+            ) from None
+        except LLMError as exc:
+            raise _Stop(
+                "user_llm_failed",
+                error(
+                    ErrorCode.USER_LLM_FAILED, f"goal check failed: {exc.user_message}", self._turn_index()
+                ),
+            ) from None
+        wanted = {i for i, _ in open_goals}
+        for item in verdict.goals:
+            if item.answered and item.goal - 1 in wanted:
+                self.verified[item.goal - 1] = item.evidence
+        names = {o.name for o in open_items}
+        self.items_seen |= {name for name in verdict.items_given if name in names}
+        if len(self.verified) >= len(self.planned.goals) and all(
+            o.name in self.items_seen for o in self.profile.chatbot.outputs
+        ):
+            raise _Stop("all_answered")
+
+    def _extract(self) -> None:
+        today = self.sim.today()
+        schema = answer_schema(self.profile)
+        prompt = extraction_prompt(self.profile, self._transcript(), today)
+        try:
+            answer = self.sim.judge.structured(
+                [user(prompt)],
+                schema,
+                tag=TAG_EXTRACT,
+                max_tokens=self.settings.extract_max_tokens,
+                temperature=0.0,
+            )
+        except LLMError as exc:
+            code = (
+                ErrorCode.BUDGET_REFUSED if isinstance(exc, BudgetExceeded) else ErrorCode.EXTRACTION_FAILED
+            )
+            self.record.errors.append(error(code, f"output extraction failed: {exc.user_message}"))
+            return
+        values, notes = read_answer(self.profile, answer, today)
+        self.record.outputs.update(values)
+        if notes:
+            self.record.settings["extraction_notes"] = notes
+        missing = [name for name, value in values.items() if value is None]
+        if missing:
+            self.record.errors.append(
+                error(
+                    ErrorCode.GOAL_NOT_COMPLETED, f"{len(missing)} output(s) not found: {', '.join(missing)}"
+                )
+            )
+
+
+def clean_user_message(text: str) -> str:
+    """The user LLM's answer as a message: no speaker label, no wrapping quotes."""
+    message = text.strip()
+    for label in ("user:", "usuario:", "you:"):
+        if message.lower().startswith(label):
+            message = message[len(label) :].strip()
+    if len(message) >= 2 and message[0] == message[-1] and message[0] in "\"'":
+        message = message[1:-1].strip()
+    return message

@@ -1,0 +1,82 @@
+"""YAML with positions: parse a profile with ruamel.yaml's round-trip loader, keep where every key and item is.
+
+`parse_yaml(text)` returns plain JSON-like data plus a `Locator` that maps a path of keys and indexes back to a
+1-based (line, column); a syntax error becomes a `Problem` at the spot the parser stopped. Duplicate keys are a
+syntax error here (a profile that says `number:` twice is ambiguous), not a silent last-one-wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from engine.sensei.problems import Problem
+
+Path = tuple[str | int, ...]
+Position = tuple[int, int]
+Locator = Callable[[Sequence[str | int]], Position | None]
+
+
+def plain(node: Any) -> Any:
+    """ruamel's containers and scalar subclasses as plain dicts, lists, str, int, float, bool, None."""
+    if isinstance(node, dict):
+        return {str(key): plain(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [plain(item) for item in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    return str(node)
+
+
+def _locator(root: Any) -> Locator:
+    def locate(path: Sequence[str | int]) -> Position | None:
+        node = root
+        found: Position | None = None
+        if isinstance(root, CommentedMap | CommentedSeq):
+            found = (root.lc.line + 1, root.lc.col + 1)
+        for part in path:
+            if isinstance(node, CommentedMap) and part in node:
+                line, column = node.lc.key(part)
+                found, node = (line + 1, column + 1), node[part]
+            elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
+                line, column = node.lc.item(part)
+                found, node = (line + 1, column + 1), node[part]
+            else:
+                break
+        return found
+
+    return locate
+
+
+def no_position(path: Sequence[str | int]) -> Position | None:
+    """The locator of data that did not come from a file (the platform's JSON, tests)."""
+    return None
+
+
+def parse_yaml(text: str, *, source: str = "profile") -> tuple[Any, Locator, list[Problem]]:
+    """(plain data, locator, problems); on a syntax error the data is None and the problem says where."""
+    yaml = YAML(typ="rt", pure=True)
+    try:
+        document = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = Problem.error(
+            "yaml_syntax",
+            f"not valid YAML: {exc.problem or exc.context or exc}",
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+            hint="Check the indentation and quoting around this spot; duplicate keys are not allowed.",
+            file=source,
+        )
+        return None, no_position, [problem]
+    except YAMLError as exc:
+        return None, no_position, [Problem.error("yaml_syntax", f"not valid YAML: {exc}", file=source)]
+    return plain(document), _locator(document), []
