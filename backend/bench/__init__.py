@@ -1,0 +1,1 @@
+"""Benchmarks run by hand (`python -m bench.<name>`); not part of the test suite."""
