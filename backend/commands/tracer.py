@@ -1,0 +1,166 @@
+"""`parley tracer`: explore a chatbot, infer its functional model and write SENSEI profiles (TRACER).
+
+    parley tracer --connector bot.yaml --provider openai --model gpt-4.1-mini -s 10 -n 8 -o out/ [--resume]
+
+Checkpoints go to OUT/.checkpoint.sqlite after every session and every phase; `--resume` continues an
+interrupted run from there (without it, an old checkpoint is discarded and the run starts again).
+Exit codes: 0 a model and at least one valid profile; 1 the run failed or produced no valid profile;
+2 bad usage or configuration (connector file, LLM settings, egress policy).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+from commands.common import (
+    EXIT_FAILURES,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_json_argument,
+    add_llm_arguments,
+    egress_guard_from_env,
+    provider_config_from_args,
+    report_errors,
+    write_json,
+)
+
+CHECKPOINT = ".checkpoint.sqlite"
+RUN_ID = "parley-tracer"
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "tracer",
+        help="explore a chatbot and generate SENSEI profiles (TRACER)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--connector", "-c", required=True, metavar="FILE", help="connector YAML file")
+    add_llm_arguments(parser, model=False)
+    parser.add_argument("--model", "-m", help="model TRACER uses (default: the provider's default model)")
+    parser.add_argument(
+        "--profile-model", "-pm", help="model written into the profiles' llm.model (default: --model)"
+    )
+    parser.add_argument(
+        "--sessions", "-s", type=_positive, default=3, help="exploration sessions (default 3)"
+    )
+    parser.add_argument(
+        "--turns", "-n", type=_at_least_two, default=8, help="explorer messages per session (default 8)"
+    )
+    parser.add_argument("--out", "--output", "-o", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--resume", action="store_true", help="continue the run checkpointed in DIR")
+    parser.add_argument("--verbose", "-v", action="store_true", help="print every message of the exploration")
+    add_json_argument(parser)
+    parser.set_defaults(handler=report_errors(_run))
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _at_least_two(text: str) -> int:
+    value = int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError("must be at least 2")
+    return value
+
+
+class _ConsoleReporter:
+    """Stages and progress on stderr; every message too with --verbose."""
+
+    def __init__(self, verbose: bool) -> None:
+        self.verbose = verbose
+
+    def _say(self, text: str) -> None:
+        sys.stderr.write(text + "\n")
+
+    def stage(self, stage: str) -> None:
+        self._say(f"== {stage}")
+
+    def progress(self, sessions_done: int, sessions_total: int) -> None:
+        self._say(f"   sessions {sessions_done}/{sessions_total}")
+
+    def message(self, session: int, role: str, text: str) -> None:
+        if self.verbose:
+            who = "explorer" if role == "explorer" else "chatbot "
+            self._say(f"   [{session}] {who}: {text}")
+
+    def functionality(self, event: str, name: str, detail: str) -> None:
+        self._say(f"   {event}: {name}" + (f" ({detail})" if event == "merged" else ""))
+
+    def usage(self, record: dict[str, Any]) -> None:
+        pass
+
+    def warning(self, text: str) -> None:
+        self._say(f"   warning: {text}")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
+    from engine.llm import LLMClient, UsageLedger
+    from engine.tracer import TracerConfig, TracerDeps, run_tracer
+
+    out = Path(args.out)
+    try:
+        connector_config = load_connector_file(args.connector)
+    except ConnectorConfigError as exc:
+        sys.stderr.write(f"parley: {exc.user_message}\n")
+        return EXIT_USAGE
+    guard = egress_guard_from_env()
+    provider = provider_config_from_args(args)
+    config = TracerConfig(
+        sessions=args.sessions, turns=args.turns, profile_model=args.profile_model, output_dir=out
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    checkpoint = out / CHECKPOINT
+    if checkpoint.exists() and not args.resume:
+        checkpoint.unlink()
+    elif args.resume and not checkpoint.exists():
+        sys.stderr.write(f"parley: no checkpoint in {out}; starting a new run\n")
+    try:
+        connector = create_connector(connector_config, guard)
+    except ConnectorConfigError as exc:
+        sys.stderr.write(f"parley: {exc.user_message}\n")
+        return EXIT_USAGE
+    connection = sqlite3.connect(checkpoint, check_same_thread=False)
+    try:
+        with LLMClient(provider, guard=guard, ledger=UsageLedger()) as llm, connector:
+            result = run_tracer(
+                config,
+                TracerDeps(llm=llm, connector=connector),
+                run_id=RUN_ID,
+                checkpointer=SqliteSaver(connection),
+                reporter=_ConsoleReporter(args.verbose),
+            )
+    finally:
+        connection.close()
+    summary = {
+        "ok": result.ok,
+        "output_dir": str(out),
+        "functionalities": len(result.model.functionalities),
+        "profiles": len(result.valid_profiles),
+        "invalid_profiles": len(result.profiles) - len(result.valid_profiles),
+        "languages": result.model.languages,
+        "fallback": result.model.fallback,
+        "chatbot_type": result.model.chatbot_type,
+        "usage": result.usage,
+        "resumed": result.resumed,
+    }
+    if args.json:
+        write_json(args.json, summary)
+    else:
+        sys.stdout.write(
+            f"{summary['functionalities']} functionalities, {summary['profiles']} valid profile(s), "
+            f"{summary['invalid_profiles']} invalid; {result.usage['calls']} LLM calls, "
+            f"{result.usage['cost_usd']:.4f} USD. Artefacts in {out}/ (report.md).\n"
+        )
+    return EXIT_OK if result.ok else EXIT_FAILURES
