@@ -11,7 +11,7 @@ import importlib
 import sys
 from importlib.metadata import version
 
-COMMANDS = ("serve", "llm", "connectors", "bots")
+COMMANDS = ("serve", "llm", "connectors", "bots", "sensei", "check", "tracer")
 
 
 def build_parser() -> argparse.ArgumentParser:

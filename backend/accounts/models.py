@@ -1,4 +1,4 @@
-"""The user model: e-mail is the login; there is no username."""
+"""Users (e-mail is the login; there is no username) and their LLM API keys (encrypted at rest)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import Any, ClassVar
 from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
 from django.db import models
 from django.utils import timezone
+
+from parley import crypto
 
 
 class UserManager(BaseUserManager["User"]):
@@ -32,6 +34,8 @@ class UserManager(BaseUserManager["User"]):
 
 class User(AbstractBaseUser, PermissionsMixin):
     email = models.EmailField("e-mail address", unique=True)
+    # What public pages show instead of the e-mail address, which is never shown to other people.
+    display_name = models.CharField(max_length=80, blank=True)
     is_active = models.BooleanField(default=True)
     is_staff = models.BooleanField(default=False)
     date_joined = models.DateTimeField(default=timezone.now)
@@ -47,3 +51,46 @@ class User(AbstractBaseUser, PermissionsMixin):
 
     def __str__(self) -> str:
         return self.email
+
+    @property
+    def public_name(self) -> str:
+        return self.display_name or f"User {self.pk}"
+
+
+class LLMKey(models.Model):
+    """A user's API key for one LLM provider. Only a masked hint is ever shown; workers decrypt it."""
+
+    class Provider(models.TextChoices):
+        OPENAI = "openai", "OpenAI"
+        GEMINI = "gemini", "Google Gemini"
+        OPENAI_COMPATIBLE = "openai-compatible", "OpenAI-compatible server"
+
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="llm_keys")
+    name = models.CharField(max_length=80)
+    provider = models.CharField(max_length=32, choices=Provider.choices)
+    base_url = models.URLField(max_length=500, blank=True)
+    encrypted_key = models.TextField(editable=False)
+    hint = models.CharField(max_length=16, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # Outcome of the last "test" (run by a worker): None = never tested.
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    last_check_ok = models.BooleanField(null=True, blank=True)
+    last_check_message = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ("name", "id")
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            models.UniqueConstraint(fields=["owner", "name"], name="llmkey_unique_name_per_owner"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.provider}, {self.hint})"
+
+    def set_secret(self, plaintext: str) -> None:
+        self.encrypted_key = crypto.encrypt(plaintext)
+        self.hint = crypto.mask(plaintext)
+
+    def reveal(self) -> str:
+        """The plaintext key, for the worker that is about to call the provider. Never put it in a response."""
+        return crypto.decrypt(self.encrypted_key)

@@ -14,8 +14,11 @@ from accounts.models import User
 class UserSerializer(serializers.ModelSerializer[User]):
     class Meta:
         model = User
-        fields = ("id", "email", "date_joined")
-        read_only_fields = fields
+        fields = ("id", "email", "display_name", "date_joined")
+        read_only_fields = ("id", "email", "date_joined")
+        extra_kwargs = {
+            "display_name": {"help_text": "Shown on public projects instead of the e-mail address."}
+        }
 
 
 class SessionSerializer(serializers.Serializer[Any]):

@@ -91,6 +91,13 @@ class MeView(APIView):
     def get(self, request: Request) -> Response:
         return Response(UserSerializer(request.user).data)
 
+    @extend_schema(request=UserSerializer, responses={200: UserSerializer}, summary="Change the display name")
+    def patch(self, request: Request) -> Response:
+        serializer = UserSerializer(request.user, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        return Response(serializer.data)
+
 
 class PasswordChangeView(APIView):
     @extend_schema(

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "parley",
     "accounts",
     "runs",
+    "workspace",
 ]
 
 MIDDLEWARE = [
@@ -230,6 +231,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("PARLEY_MAX_BODY_BYTES", 5 * 1024 * 1024, minimum=1024)
+# One uploaded YAML file (profile, rule, personality, connector); engine.yamlguard adds node and alias limits.
+PARLEY_MAX_YAML_BYTES = env.int("PARLEY_MAX_YAML_BYTES", 1024 * 1024, minimum=1024)
 if PRODUCTION:
     # TLS ends at nginx or a load balancer in front of it, which sets X-Forwarded-Proto.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -4,12 +4,20 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from rest_framework.routers import SimpleRouter
 
+from accounts.keys import LLMKeyViewSet, ProvidersView
 from parley import spa
 from parley.health import HealthView
 
+keys = SimpleRouter()
+keys.register("keys", LLMKeyViewSet, basename="llmkey")
+
 api = [
     path("auth/", include("accounts.urls")),
+    path("", include(keys.urls)),
+    path("providers/", ProvidersView.as_view(), name="providers"),
+    path("", include("workspace.urls")),
     path("", include("runs.urls")),
     path("health/", HealthView.as_view(), name="health"),
     path("schema/", SpectacularAPIView.as_view(permission_classes=[]), name="schema"),

@@ -16,6 +16,9 @@ class IllegalTransition(Exception):
 class Run(models.Model):
     class Kind(models.TextChoices):
         PING = "ping", "Ping"
+        KEY_TEST = "key_test", "Key test"
+        KEY_MODELS = "key_models", "Model list"
+        CONNECTOR_TEST = "connector_test", "Connection test"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

@@ -6,9 +6,16 @@ import socket
 from typing import Any
 
 from celery import shared_task
+from django.utils import timezone
 
+from accounts.models import LLMKey
+from engine.connectors import test_connection
+from engine.errors import ParleyError
+from engine.llm import list_models
+from runs import deps
 from runs.bookkeeping import run_task
 from runs.models import Run
+from workspace.models import Connector
 
 
 @shared_task(name="runs.ping", time_limit=60, soft_time_limit=50)
@@ -16,3 +23,41 @@ from runs.models import Run
 def ping(run: Run) -> dict[str, Any]:
     """Proves the path API → broker → worker → database works end to end."""
     return {"pong": True, "worker": socket.gethostname(), "message": str(run.input.get("message", ""))[:200]}
+
+
+def _ask_for_models(run: Run) -> tuple[LLMKey, dict[str, Any]]:
+    key = LLMKey.objects.get(pk=run.input["key_id"], owner=run.owner)
+    try:
+        models = list_models(key.provider, key.reveal(), key.base_url or None, deps.egress_guard())
+    except ParleyError as exc:
+        return key, {"ok": False, "message": exc.user_message, "models": [], "source": None}
+    ok = models.source == "live"
+    message = f"The key works: {len(models.models)} models available." if ok else (models.reason or "")
+    return key, {"ok": ok, "message": message, "models": list(models.models), "source": models.source}
+
+
+@shared_task(name="runs.key_test", time_limit=60, soft_time_limit=50)
+@run_task
+def key_test(run: Run) -> dict[str, Any]:
+    """Asks the provider for its models with the key: the cheapest call that proves the key is accepted."""
+    key, result = _ask_for_models(run)
+    LLMKey.objects.filter(pk=key.pk).update(
+        last_checked_at=timezone.now(), last_check_ok=result["ok"], last_check_message=result["message"][:500]
+    )
+    return {"ok": result["ok"], "message": result["message"]}
+
+
+@shared_task(name="runs.key_models", time_limit=60, soft_time_limit=50)
+@run_task
+def key_models(run: Run) -> dict[str, Any]:
+    return _ask_for_models(run)[1]
+
+
+@shared_task(name="runs.connector_test", time_limit=120, soft_time_limit=110)
+@run_task
+def connector_test(run: Run) -> dict[str, Any]:
+    connector = Connector.objects.get(pk=run.input["connector_id"], owner=run.owner)
+    result = test_connection(
+        deps.connector_config(connector), deps.egress_guard(), message=run.input["message"]
+    )
+    return result.model_dump(mode="json")

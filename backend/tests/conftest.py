@@ -64,6 +64,8 @@ def celery_worker(django_db_setup, django_db_blocker) -> Iterator[str]:
         "DJANGO_SETTINGS_MODULE": "parley.settings_test",
         "DATABASE_URL": _database_url(connection.settings_dict),
         "PARLEY_CELERY_QUEUE": queue,
+        # Fake LLM servers and protocol fakes of the tests listen on loopback.
+        "PARLEY_EGRESS_ALLOW": "127.0.0.1",
     }
     log = (BACKEND_DIR / ".pytest_cache").resolve()
     log.mkdir(exist_ok=True)

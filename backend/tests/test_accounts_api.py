@@ -192,3 +192,12 @@ def test_signup_is_throttled(api):
         signup(api, email=f"bulk{n}@example.com", HTTP_X_FORWARDED_FOR="203.0.113.50")
     response = signup(api, email="one-more@example.com", HTTP_X_FORWARDED_FOR="203.0.113.50")
     assert response.status_code == 429
+
+
+def test_the_display_name_can_be_set_and_is_what_public_pages_show(auth_api):
+    response = auth_api.patch(
+        "/api/auth/me/", {"display_name": "Ada", "email": "evil@example.com"}, format="json"
+    )
+    assert response.status_code == 200
+    assert response.json()["display_name"] == "Ada"
+    assert response.json()["email"] == auth_api.user.email  # the e-mail is not editable here

@@ -69,7 +69,8 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change the display name */
+        patch: operations["auth_me_partial_update"];
         trace?: never;
     };
     "/api/auth/password/": {
@@ -106,6 +107,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/connectors/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["connectors_list"];
+        put?: never;
+        post: operations["connectors_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["connectors_retrieve"];
+        put: operations["connectors_update"];
+        post?: never;
+        delete: operations["connectors_destroy"];
+        options?: never;
+        head?: never;
+        patch: operations["connectors_partial_update"];
+        trace?: never;
+    };
+    "/api/connectors/{id}/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one message to the chatbot (a short run) */
+        post: operations["connectors_test_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/technologies/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Technologies and their parameters */
+        get: operations["connectors_technologies_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/validate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Validate a connector (form values or a connector file) without saving it */
+        post: operations["connectors_validate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health/": {
         parameters: {
             query?: never;
@@ -115,6 +199,435 @@ export interface paths {
         };
         /** Platform health */
         get: operations["health_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["keys_list"];
+        put?: never;
+        post: operations["keys_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["keys_retrieve"];
+        put?: never;
+        post?: never;
+        delete: operations["keys_destroy"];
+        options?: never;
+        head?: never;
+        patch: operations["keys_partial_update"];
+        trace?: never;
+    };
+    "/api/keys/{id}/models/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** List the models this key can use (a short run; live list or a curated fallback) */
+        post: operations["keys_models_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the key with the provider (a short run; its result says whether it works) */
+        post: operations["keys_test_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["projects_list"];
+        put?: never;
+        post: operations["projects_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["projects_retrieve"];
+        put: operations["projects_update"];
+        post?: never;
+        delete: operations["projects_destroy"];
+        options?: never;
+        head?: never;
+        patch: operations["projects_partial_update"];
+        trace?: never;
+    };
+    "/api/projects/{project_id}/personalities/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        get: operations["projects_personalities_list"];
+        put?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        post: operations["projects_personalities_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/personalities/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        get: operations["projects_personalities_retrieve"];
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        put: operations["projects_personalities_update"];
+        post?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        delete: operations["projects_personalities_destroy"];
+        options?: never;
+        head?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        patch: operations["projects_personalities_partial_update"];
+        trace?: never;
+    };
+    "/api/projects/{project_id}/personalities/template/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A commented starting point
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        get: operations["projects_personalities_template_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/personalities/upload/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload YAML files (each is validated and stored, valid or not)
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_personalities_upload_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/personalities/validate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate without saving
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_personalities_validate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/profiles/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        get: operations["projects_profiles_list"];
+        put?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        post: operations["projects_profiles_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/profiles/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        get: operations["projects_profiles_retrieve"];
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        put: operations["projects_profiles_update"];
+        post?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        delete: operations["projects_profiles_destroy"];
+        options?: never;
+        head?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        patch: operations["projects_profiles_partial_update"];
+        trace?: never;
+    };
+    "/api/projects/{project_id}/profiles/{id}/plan/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The conversations this profile will run, with their variable values and a cost estimate
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_profiles_plan_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/profiles/template/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A commented starting point
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        get: operations["projects_profiles_template_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/profiles/upload/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload YAML files (each is validated and stored, valid or not)
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_profiles_upload_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/profiles/validate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate without saving
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_profiles_validate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/rules/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        get: operations["projects_rules_list"];
+        put?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        post: operations["projects_rules_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/rules/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        get: operations["projects_rules_retrieve"];
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        put: operations["projects_rules_update"];
+        post?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        delete: operations["projects_rules_destroy"];
+        options?: never;
+        head?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        patch: operations["projects_rules_partial_update"];
+        trace?: never;
+    };
+    "/api/projects/{project_id}/rules/template/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A commented starting point
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        get: operations["projects_rules_template_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/rules/upload/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload YAML files (each is validated and stored, valid or not)
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_rules_upload_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/rules/validate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate without saving
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_rules_validate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/providers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The LLM providers Parley supports */
+        get: operations["providers_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -172,10 +685,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schemas/{kind}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The JSON Schema of a YAML language */
+        get: operations["schemas_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Connector: {
+            readonly id: number;
+            name: string;
+            technology?: string;
+            /** @description The technology's parameters. Secret ones are write-only: responses omit them. */
+            params?: {
+                [key: string]: unknown;
+            };
+            readonly secrets_set: string[];
+            readonly projects: string[];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        ConnectorRequest: {
+            name: string;
+            technology?: string;
+            /** @description The technology's parameters. Secret ones are write-only: responses omit them. */
+            params?: {
+                [key: string]: unknown;
+            };
+            /** @description Alternatively, a connector file (technology and parameters at the top level). */
+            yaml?: string;
+        };
+        ConnectorValidationRequest: {
+            technology?: string;
+            params?: {
+                [key: string]: unknown;
+            };
+            yaml?: string;
+        };
+        ConnectorValidationResult: {
+            valid: boolean;
+            technology: string | null;
+            problems: {
+                [key: string]: unknown;
+            }[];
+        };
+        DocumentTemplate: {
+            text: string;
+        };
         Health: {
             status: components["schemas"]["HealthStatusEnum"];
             database: components["schemas"]["HealthComponent"];
@@ -199,13 +771,134 @@ export interface components {
         };
         /**
          * @description * `ping` - Ping
+         *     * `key_test` - Key test
+         *     * `key_models` - Model list
+         *     * `connector_test` - Connection test
          * @enum {string}
          */
-        KindEnum: "ping";
+        KindEnum: "ping" | "key_test" | "key_models" | "connector_test";
+        LLMKey: {
+            readonly id: number;
+            name: string;
+            provider: components["schemas"]["ProviderEnum"];
+            base_url?: string;
+            readonly hint: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            /** Format: date-time */
+            readonly last_checked_at: string | null;
+            readonly last_check_ok: boolean | null;
+            readonly last_check_message: string;
+        };
+        LLMKeyRequest: {
+            name: string;
+            provider: components["schemas"]["ProviderEnum"];
+            base_url?: string;
+            /** @description The API key. Write-only: responses carry `hint` instead. */
+            key?: string;
+        };
         LoginRequest: {
             /** Format: email */
             email: string;
             password: string;
+        };
+        /**
+         * @description * `manual` - Written or uploaded
+         *     * `tracer` - Generated by TRACER
+         * @enum {string}
+         */
+        OriginEnum: "manual" | "tracer";
+        PaginatedConnectorList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Connector"][];
+        };
+        PaginatedLLMKeyList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["LLMKey"][];
+        };
+        PaginatedPersonalityList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Personality"][];
+        };
+        PaginatedProfileList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Profile"][];
+        };
+        PaginatedProjectList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Project"][];
+        };
+        PaginatedRuleList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Rule"][];
         };
         PaginatedRunList: {
             /** @example 123 */
@@ -222,13 +915,217 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Run"][];
         };
+        PaginatedValidationResultList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ValidationResult"][];
+        };
         PasswordChangeRequest: {
             current_password: string;
             new_password: string;
         };
+        PatchedConnectorRequest: {
+            name?: string;
+            technology?: string;
+            /** @description The technology's parameters. Secret ones are write-only: responses omit them. */
+            params?: {
+                [key: string]: unknown;
+            };
+            /** @description Alternatively, a connector file (technology and parameters at the top level). */
+            yaml?: string;
+        };
+        PatchedLLMKeyRequest: {
+            name?: string;
+            provider?: components["schemas"]["ProviderEnum"];
+            base_url?: string;
+            /** @description The API key. Write-only: responses carry `hint` instead. */
+            key?: string;
+        };
+        PatchedPersonalityRequest: {
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text?: string;
+        };
+        PatchedProfileRequest: {
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text?: string;
+        };
+        PatchedProjectRequest: {
+            name?: string;
+            description?: string;
+            connector?: number;
+            llm_key?: number | null;
+            exploration_model?: string;
+            profile_model?: string;
+            judge_model?: string;
+            /**
+             * Format: decimal
+             * @description Largest LLM spend of one run of this project, in USD (empty: no limit).
+             */
+            budget_usd?: string | null;
+            public?: boolean;
+        };
+        PatchedRuleRequest: {
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text?: string;
+        };
+        PatchedUserRequest: {
+            /** @description Shown on public projects instead of the e-mail address. */
+            display_name?: string;
+        };
+        Personality: {
+            readonly id: number;
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text: string;
+            readonly valid: boolean;
+            readonly problems: components["schemas"]["Problem"][];
+            readonly warnings: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        PersonalityRequest: {
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text: string;
+        };
         PingRequest: {
             /** @default  */
             message: string;
+        };
+        PlanRequestRequest: {
+            seed?: number | null;
+        };
+        PlanResult: {
+            conversations: number;
+            seed: number;
+            rows: {
+                [key: string]: unknown;
+            }[];
+            /** Format: double */
+            estimated_cost_usd: number | null;
+        };
+        Problem: {
+            severity: components["schemas"]["SeverityEnum"];
+            message: string;
+            line: number | null;
+            column: number | null;
+            path: string;
+            hint: string | null;
+        };
+        ProblemRequest: {
+            severity: components["schemas"]["SeverityEnum"];
+            message: string;
+            line: number | null;
+            column: number | null;
+            path: string;
+            hint: string | null;
+        };
+        Profile: {
+            readonly id: number;
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text: string;
+            readonly valid: boolean;
+            readonly problems: components["schemas"]["Problem"][];
+            readonly warnings: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            readonly origin: components["schemas"]["OriginEnum"];
+            readonly source_run: number | null;
+            readonly derived_from: number | null;
+        };
+        ProfileRequest: {
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text: string;
+        };
+        Project: {
+            readonly id: number;
+            name: string;
+            description?: string;
+            connector: number;
+            llm_key?: number | null;
+            exploration_model?: string;
+            profile_model?: string;
+            judge_model?: string;
+            /**
+             * Format: decimal
+             * @description Largest LLM spend of one run of this project, in USD (empty: no limit).
+             */
+            budget_usd?: string | null;
+            public?: boolean;
+            readonly owner_name: string;
+            readonly is_owner: boolean;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        ProjectRequest: {
+            name: string;
+            description?: string;
+            connector: number;
+            llm_key?: number | null;
+            exploration_model?: string;
+            profile_model?: string;
+            judge_model?: string;
+            /**
+             * Format: decimal
+             * @description Largest LLM spend of one run of this project, in USD (empty: no limit).
+             */
+            budget_usd?: string | null;
+            public?: boolean;
+        };
+        Provider: {
+            id: string;
+            label: string;
+            needs_base_url: boolean;
+            base_url: string;
+            default_model: string;
+            fallback_models: string[];
+        };
+        /**
+         * @description * `openai` - OpenAI
+         *     * `gemini` - Google Gemini
+         *     * `openai-compatible` - OpenAI-compatible server
+         * @enum {string}
+         */
+        ProviderEnum: "openai" | "gemini" | "openai-compatible";
+        Rule: {
+            readonly id: number;
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text: string;
+            readonly valid: boolean;
+            readonly problems: components["schemas"]["Problem"][];
+            readonly warnings: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+            readonly active: boolean;
+        };
+        RuleRequest: {
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text: string;
         };
         Run: {
             readonly id: number;
@@ -270,10 +1167,32 @@ export interface components {
             expiry: string;
             user: components["schemas"]["User"];
         };
+        /**
+         * @description * `error` - error
+         *     * `warning` - warning
+         * @enum {string}
+         */
+        SeverityEnum: "error" | "warning";
         SignupRequest: {
             /** Format: email */
             email: string;
             password: string;
+        };
+        Technology: {
+            name: string;
+            description: string;
+            parameters: {
+                [key: string]: unknown;
+            }[];
+            json_schema: {
+                [key: string]: unknown;
+            };
+            example: {
+                [key: string]: unknown;
+            };
+        };
+        TextRequest: {
+            text: string;
         };
         /**
          * @description * `api` - API
@@ -289,8 +1208,15 @@ export interface components {
              * Format: email
              */
             readonly email: string;
+            /** @description Shown on public projects instead of the e-mail address. */
+            display_name?: string;
             /** Format: date-time */
             readonly date_joined: string;
+        };
+        ValidationResult: {
+            valid: boolean;
+            name: string | null;
+            problems: components["schemas"]["Problem"][];
         };
     };
     responses: never;
@@ -379,6 +1305,29 @@ export interface operations {
             };
         };
     };
+    auth_me_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedUserRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+        };
+    };
     auth_password_create: {
         parameters: {
             query?: never;
@@ -425,6 +1374,210 @@ export interface operations {
             };
         };
     };
+    connectors_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedConnectorList"];
+                };
+            };
+        };
+    };
+    connectors_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+        };
+    };
+    connectors_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this connector. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+        };
+    };
+    connectors_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this connector. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectorRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+        };
+    };
+    connectors_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this connector. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectors_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this connector. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedConnectorRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connector"];
+                };
+            };
+        };
+    };
+    connectors_test_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this connector. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    connectors_technologies_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Technology"][];
+                };
+            };
+        };
+    };
+    connectors_validate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConnectorValidationRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectorValidationResult"];
+                };
+            };
+        };
+    };
     health_retrieve: {
         parameters: {
             query?: never;
@@ -448,6 +1601,1024 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    keys_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedLLMKeyList"];
+                };
+            };
+        };
+    };
+    keys_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LLMKeyRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LLMKey"];
+                };
+            };
+        };
+    };
+    keys_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this llm key. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LLMKey"];
+                };
+            };
+        };
+    };
+    keys_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this llm key. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    keys_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this llm key. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedLLMKeyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LLMKey"];
+                };
+            };
+        };
+    };
+    keys_models_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this llm key. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    keys_test_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this llm key. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    projects_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description `mine` (default when logged in): your projects; `public`: everyone's public projects. */
+                scope?: "mine" | "public";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedProjectList"];
+                };
+            };
+        };
+    };
+    projects_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+        };
+    };
+    projects_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this project. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+        };
+    };
+    projects_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this project. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+        };
+    };
+    projects_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this project. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projects_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this project. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedProjectRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Project"];
+                };
+            };
+        };
+    };
+    projects_personalities_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedPersonalityList"];
+                };
+            };
+        };
+    };
+    projects_personalities_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonalityRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Personality"];
+                };
+            };
+        };
+    };
+    projects_personalities_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this personality. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Personality"];
+                };
+            };
+        };
+    };
+    projects_personalities_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this personality. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonalityRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Personality"];
+                };
+            };
+        };
+    };
+    projects_personalities_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this personality. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projects_personalities_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this personality. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedPersonalityRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Personality"];
+                };
+            };
+        };
+    };
+    projects_personalities_template_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTemplate"];
+                };
+            };
+        };
+    };
+    projects_personalities_upload_create: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    files?: string[];
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedValidationResultList"];
+                };
+            };
+        };
+    };
+    projects_personalities_validate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TextRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationResult"];
+                };
+            };
+        };
+    };
+    projects_profiles_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedProfileList"];
+                };
+            };
+        };
+    };
+    projects_profiles_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+        };
+    };
+    projects_profiles_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this profile. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+        };
+    };
+    projects_profiles_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this profile. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProfileRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+        };
+    };
+    projects_profiles_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this profile. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projects_profiles_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this profile. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedProfileRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"];
+                };
+            };
+        };
+    };
+    projects_profiles_plan_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this profile. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PlanRequestRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanResult"];
+                };
+            };
+        };
+    };
+    projects_profiles_template_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTemplate"];
+                };
+            };
+        };
+    };
+    projects_profiles_upload_create: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    files?: string[];
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedValidationResultList"];
+                };
+            };
+        };
+    };
+    projects_profiles_validate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TextRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationResult"];
+                };
+            };
+        };
+    };
+    projects_rules_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRuleList"];
+                };
+            };
+        };
+    };
+    projects_rules_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+        };
+    };
+    projects_rules_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this rule. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+        };
+    };
+    projects_rules_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this rule. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+        };
+    };
+    projects_rules_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this rule. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projects_rules_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this rule. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedRuleRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+        };
+    };
+    projects_rules_template_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTemplate"];
+                };
+            };
+        };
+    };
+    projects_rules_upload_create: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    files?: string[];
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedValidationResultList"];
+                };
+            };
+        };
+    };
+    projects_rules_validate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TextRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationResult"];
+                };
+            };
+        };
+    };
+    providers_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Provider"][];
                 };
             };
         };
@@ -515,6 +2686,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    schemas_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                kind: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };

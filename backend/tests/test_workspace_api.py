@@ -1,0 +1,244 @@
+"""Connectors, projects and a project's documents, as their owner uses them through the API."""
+
+import pytest
+
+from tests.factories import UserFactory
+from workspace.models import Connector, Profile
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "millionbot-secret-canary-123456"
+
+PROFILE = """\
+test_name: pizza_order
+llm: {model: gpt-4o-mini}
+user:
+  language: English
+  role: You want to order a pizza.
+  context: [You are hungry.]
+  goals:
+    - "order a {{size}} pizza"
+    - size: {function: forward(), type: string, data: [small, medium, large]}
+chatbot:
+  is_starter: false
+  fallback: Sorry, I did not understand.
+  output:
+    - price: {type: money, description: the total price}
+conversation:
+  number: all_combinations
+  goal_style: {steps: 10}
+  interaction_style: [single question]
+"""
+
+RULE = """\
+name: price_given
+description: a price is always given
+conversations: 1
+then: outputs.price is not None
+"""
+
+
+@pytest.fixture
+def connector(auth_api):
+    response = auth_api.post(
+        "/api/connectors/",
+        {"name": "shop bot", "technology": "taskyto", "params": {"base_url": "https://bot.example.com:5000"}},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+@pytest.fixture
+def project(auth_api, connector):
+    response = auth_api.post(
+        "/api/projects/",
+        {"name": "Pizza shop", "connector": connector["id"], "exploration_model": "gpt-4.1-mini"},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+def test_technologies_describe_their_parameters(auth_api):
+    technologies = {t["name"]: t for t in auth_api.get("/api/connectors/technologies/").json()}
+    assert {"http", "taskyto", "rasa", "millionbot", "langgraph", "openai-chat", "demo"} <= set(technologies)
+    millionbot = {p["name"]: p for p in technologies["millionbot"]["parameters"]}
+    assert any(p["secret"] for p in millionbot.values())
+    assert technologies["taskyto"]["json_schema"]["type"] == "object"
+
+
+def test_secret_parameters_are_encrypted_and_never_shown_back(auth_api):
+    secret_name = next(
+        p["name"]
+        for t in auth_api.get("/api/connectors/technologies/").json()
+        if t["name"] == "millionbot"
+        for p in t["parameters"]
+        if p["secret"]
+    )
+    response = auth_api.post(
+        "/api/connectors/",
+        {"name": "mb", "technology": "millionbot", "params": {"bot_id": "b1", secret_name: SECRET}},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    assert SECRET.encode() not in response.content
+    assert response.json()["secrets_set"] == [secret_name]
+    stored = Connector.objects.get(name="mb")
+    assert SECRET not in str(stored.params) and SECRET not in stored.encrypted_secrets
+    assert stored.reveal_secrets()[secret_name] == SECRET
+    # An update that leaves the secret out keeps it.
+    auth_api.patch(f"/api/connectors/{stored.pk}/", {"params": {"bot_id": "b2"}}, format="json")
+    stored.refresh_from_db()
+    assert stored.params["bot_id"] == "b2" and stored.reveal_secrets()[secret_name] == SECRET
+    assert SECRET.encode() not in auth_api.get("/api/connectors/").content
+
+
+def test_a_bad_parameter_is_named(auth_api):
+    response = auth_api.post(
+        "/api/connectors/",
+        {"name": "x", "technology": "taskyto", "params": {"base_url": "not a url"}},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "params.base_url" in response.json()["fields"]
+
+
+def test_an_unknown_technology_is_named(auth_api):
+    response = auth_api.post("/api/connectors/", {"name": "x", "technology": "carrier-pigeon"}, format="json")
+    assert response.status_code == 400
+    assert "carrier-pigeon" in response.json()["detail"]
+
+
+def test_a_connector_file_can_be_validated_with_its_line(auth_api):
+    response = auth_api.post(
+        "/api/connectors/validate/", {"yaml": "technology: taskyto\nbase_url: [oops\n"}, format="json"
+    )
+    body = response.json()
+    assert body["valid"] is False
+    assert body["problems"][0]["line"] is not None
+
+
+def test_deleting_a_connector_in_use_is_refused_with_the_projects_named(auth_api, connector, project):
+    response = auth_api.delete(f"/api/connectors/{connector['id']}/")
+    assert response.status_code == 400
+    assert "Pizza shop" in response.json()["detail"]
+    assert Connector.objects.filter(pk=connector["id"]).exists()
+
+
+def test_project_names_are_unique_per_owner(auth_api, connector, project):
+    again = auth_api.post(
+        "/api/projects/", {"name": "pizza SHOP", "connector": connector["id"]}, format="json"
+    )
+    assert again.status_code == 400
+    assert "name" in again.json()["fields"]
+
+
+def test_a_project_cannot_use_someone_elses_connector(auth_api):
+    theirs = Connector.objects.create(
+        owner=UserFactory(), name="theirs", technology="taskyto", params={"base_url": "https://x.example"}
+    )
+    response = auth_api.post("/api/projects/", {"name": "p", "connector": theirs.pk}, format="json")
+    assert response.status_code == 400
+    assert "connector" in response.json()["fields"]
+
+
+def test_a_profile_is_validated_on_save_and_kept_when_invalid(auth_api, project):
+    base = f"/api/projects/{project['id']}/profiles/"
+    good = auth_api.post(base, {"text": PROFILE}, format="json").json()
+    assert good["valid"] is True and good["name"] == "pizza_order"
+    bad = auth_api.post(base, {"text": PROFILE.replace("{{size}}", "{{sise}}")}, format="json").json()
+    assert bad["valid"] is False
+    assert any("sise" in p["message"] for p in bad["problems"])
+    assert Profile.objects.filter(project_id=project["id"]).count() == 2
+
+
+def test_validate_reports_line_and_column_without_saving(auth_api, project):
+    response = auth_api.post(
+        f"/api/projects/{project['id']}/profiles/validate/", {"text": "test_name: [unclosed\n"}, format="json"
+    ).json()
+    assert response["valid"] is False
+    assert response["problems"][0]["line"] == 1 or response["problems"][0]["line"] == 2
+    assert not Profile.objects.exists()
+
+
+def test_plan_lists_every_conversation(auth_api, project):
+    profile = auth_api.post(
+        f"/api/projects/{project['id']}/profiles/", {"text": PROFILE}, format="json"
+    ).json()
+    planned = auth_api.post(
+        f"/api/projects/{project['id']}/profiles/{profile['id']}/plan/", {"seed": 7}, format="json"
+    )
+    assert planned.status_code == 200, planned.json()
+    body = planned.json()
+    assert body["conversations"] == 3
+    assert sorted(row["size"] for row in body["rows"]) == ["large", "medium", "small"]
+
+
+def test_tracer_profiles_are_immutable_and_edits_become_copies(auth_api, project):
+    original = Profile.objects.create(
+        project_id=project["id"], name="generated", text=PROFILE, valid=True, origin=Profile.Origin.TRACER
+    )
+    edited = auth_api.patch(
+        f"/api/projects/{project['id']}/profiles/{original.pk}/",
+        {"text": PROFILE.replace("small", "tiny")},
+        format="json",
+    ).json()
+    assert edited["id"] != original.pk
+    assert edited["origin"] == "manual" and edited["derived_from"] == original.pk
+    original.refresh_from_db()
+    assert "small" in original.text
+
+
+def test_upload_stores_every_file(auth_api, project):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    files = [SimpleUploadedFile("a.yaml", PROFILE.encode()), SimpleUploadedFile("b.yaml", b"not: [valid")]
+    response = auth_api.post(
+        f"/api/projects/{project['id']}/profiles/upload/", {"files": files}, format="multipart"
+    )
+    assert response.status_code == 201, response.json()
+    assert [item["valid"] for item in response.json()] == [True, False]
+    assert response.json()[1]["name"] == "b"
+
+
+def test_yaml_with_aliases_is_refused(auth_api, project):
+    response = auth_api.post(
+        f"/api/projects/{project['id']}/rules/", {"text": "a: &x [1]\nb: *x\n"}, format="json"
+    ).json()
+    assert response["valid"] is False
+    assert "aliases" in response["problems"][0]["message"]
+
+
+def test_rules_and_personalities(auth_api, project):
+    rule = auth_api.post(f"/api/projects/{project['id']}/rules/", {"text": RULE}, format="json").json()
+    assert rule["valid"] is True and rule["name"] == "price_given" and rule["active"] is True
+    escape = auth_api.post(
+        f"/api/projects/{project['id']}/rules/validate/",
+        {"text": RULE.replace("outputs.price is not None", "().__class__.__bases__")},
+        format="json",
+    ).json()
+    assert escape["valid"] is False
+    personality = auth_api.post(
+        f"/api/projects/{project['id']}/personalities/",
+        {"text": "name: night-owl\ncontext:\n  - You only chat late at night.\n"},
+        format="json",
+    ).json()
+    assert personality["valid"] is True and personality["name"] == "night-owl"
+
+
+def test_templates_are_valid(auth_api, project):
+    for kind in ("profiles", "rules", "personalities"):
+        text = auth_api.get(f"/api/projects/{project['id']}/{kind}/template/").json()["text"]
+        result = auth_api.post(
+            f"/api/projects/{project['id']}/{kind}/validate/", {"text": text}, format="json"
+        ).json()
+        assert result["valid"] is True, (kind, result)
+
+
+def test_editor_schemas_are_public(api):
+    for kind in ("profile", "rule", "connector"):
+        schema = api.get(f"/api/schemas/{kind}/")
+        assert schema.status_code == 200
+        assert schema.json()
+    assert api.get("/api/schemas/nothing/").status_code == 404
