@@ -223,7 +223,13 @@ CELERY_WORKER_MAX_TASKS_PER_CHILD = 50
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+# Long runs (TRACER, SENSEI, check) running at once per user; more wait queued.
+RUNS_PER_USER = env.int("PARLEY_RUNS_PER_USER", 3, minimum=1)
+# A running run that sent no sign of life for this long lost its worker: the reaper resumes or fails it.
+RUN_STALE_AFTER_S = env.int("PARLEY_RUN_STALE_AFTER", 600, minimum=30)
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "reap-stale-runs": {"task": "runs.reap", "schedule": 60.0},
+}
 
 # --- security ------------------------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from datetime import timedelta
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import task_failure
+from django.db.models import F, Q
 from django.utils import timezone
 
 from engine.errors import ParleyError
@@ -79,7 +81,9 @@ def run_task(body: Callable[[Run], dict[str, Any]]) -> Callable[[int], None]:
         except SoftTimeLimitExceeded:
             fail(run_id, "time_limit", _time_limit_message())
         except ParleyError as exc:
-            fail(run_id, exc.code, exc.user_message)
+            # An engine stopping because the owner cancelled is a cancellation, not a failure.
+            if not (Run.objects.filter(pk=run_id, cancel_requested=True).exists() and cancel(run_id)):
+                fail(run_id, exc.code, exc.user_message)
         except Exception as exc:
             logger.exception("Run %s crashed", run_id)
             fail(
@@ -95,20 +99,76 @@ def run_task(body: Callable[[Run], dict[str, Any]]) -> Callable[[int], None]:
     return wrapper
 
 
+RESUMABLE = (Run.Kind.TRACER, Run.Kind.SENSEI)
+LONG = (Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK)
+MAX_ATTEMPTS = 3
+
+
+def over_user_cap(run_id: int) -> bool:
+    """Whether the run's owner already has as many long runs running as allowed (PARLEY_RUNS_PER_USER)."""
+    from django.conf import settings
+
+    run = Run.objects.filter(pk=run_id, status=S.QUEUED).only("owner_id").first()
+    if run is None:
+        return False
+    running = Run.objects.filter(owner_id=run.owner_id, status=S.RUNNING, kind__in=LONG).count()
+    return running >= settings.RUNS_PER_USER
+
+
+def requeue_or_fail(run_id: int, tasks: Mapping[str, Any], reason: str) -> str:
+    """A running run lost its worker: resume it elsewhere if it can resume, else fail it with `reason`."""
+    run = Run.objects.filter(pk=run_id, status=S.RUNNING).first()
+    if run is None:
+        return "gone"
+    if run.cancel_requested:
+        return "cancelled" if cancel(run_id) else "gone"
+    if run.kind in RESUMABLE and run.attempts + 1 < MAX_ATTEMPTS:
+        if transition(run_id, S.RUNNING, S.QUEUED, attempts=F("attempts") + 1, heartbeat_at=None):
+            tasks[run.kind].delay(run_id)
+            return "requeued"
+        return "gone"
+    return "failed" if fail(run_id, "worker_lost", reason) else "gone"
+
+
+def reap_stale_runs(tasks: Mapping[str, Any], *, stale_after: timedelta | None = None) -> dict[str, int]:
+    """Runs whose worker went silent: long runs by their heartbeat, short ones by their start time."""
+    from django.conf import settings
+
+    stale_after = stale_after if stale_after is not None else timedelta(seconds=settings.RUN_STALE_AFTER_S)
+    limit = timezone.now() - stale_after
+    silent = Run.objects.filter(status=S.RUNNING).filter(
+        Q(kind__in=LONG, heartbeat_at__lt=limit)
+        | Q(kind__in=LONG, heartbeat_at__isnull=True, started_at__lt=limit)
+        | (~Q(kind__in=LONG) & Q(started_at__lt=limit))
+    )
+    outcome: dict[str, int] = {}
+    for run_id in silent.values_list("pk", flat=True):
+        verdict = requeue_or_fail(
+            run_id, tasks, "The worker running this run stopped answering, and the run could not be resumed."
+        )
+        outcome[verdict] = outcome.get(verdict, 0) + 1
+    return outcome
+
+
 @task_failure.connect
 def _on_task_failure(
     sender: Any = None, args: tuple[Any, ...] = (), exception: BaseException | None = None, **_: Any
 ) -> None:
     """Runs in the worker's main process when a child died or hit the hard time limit mid-run."""
-    if not getattr(getattr(sender, "run", None), "parley_run_task", False) or not args:
+    ours = getattr(getattr(sender, "run", None), "parley_run_task", False) or str(
+        getattr(sender, "name", "")
+    ).startswith("runs.")
+    if not ours or not args:
         return
     name = type(exception).__name__ if exception else "WorkerLost"
-    message = (
-        _time_limit_message()
-        if name == "TimeLimitExceeded"
-        else "The worker running this run stopped unexpectedly. Start the run again."
-    )
     try:
-        fail(int(args[0]), "time_limit" if name == "TimeLimitExceeded" else "worker_lost", message)
+        if name == "TimeLimitExceeded":
+            fail(int(args[0]), "time_limit", _time_limit_message())
+        else:
+            from runs.tasks import TASKS
+
+            requeue_or_fail(
+                int(args[0]), TASKS, "The worker running this run stopped unexpectedly. Start the run again."
+            )
     except Exception:
         logger.exception("Could not record the failure of run %s", args[0])

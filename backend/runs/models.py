@@ -1,4 +1,5 @@
-"""The Run model and its state machine."""
+"""The Run model and its state machine, and what runs leave behind: events, conversations, artefacts and rule
+results — all in PostgreSQL, so any worker on any machine can pick a run up."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ class Run(models.Model):
         KEY_TEST = "key_test", "Key test"
         KEY_MODELS = "key_models", "Model list"
         CONNECTOR_TEST = "connector_test", "Connection test"
+        TRACER = "tracer", "TRACER exploration"
+        SENSEI = "sensei", "SENSEI simulation"
+        CHECK = "check", "Rule check"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -35,7 +39,8 @@ class Run(models.Model):
     # The whole state machine: a run is created queued and ends in exactly one terminal state.
     TRANSITIONS: ClassVar[dict[str, frozenset[str]]] = {
         Status.QUEUED: frozenset({Status.RUNNING, Status.FAILED, Status.CANCELLED}),
-        Status.RUNNING: frozenset({Status.SUCCEEDED, Status.FAILED, Status.CANCELLED}),
+        # running → queued only for the reaper, when a run's worker died and the run can resume elsewhere.
+        Status.RUNNING: frozenset({Status.SUCCEEDED, Status.FAILED, Status.CANCELLED, Status.QUEUED}),
         Status.SUCCEEDED: frozenset(),
         Status.FAILED: frozenset(),
         Status.CANCELLED: frozenset(),
@@ -44,6 +49,9 @@ class Run(models.Model):
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs")
+    project = models.ForeignKey(
+        "workspace.Project", on_delete=models.CASCADE, null=True, blank=True, related_name="runs"
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     trigger_source = models.CharField(max_length=16, choices=Trigger.choices, default=Trigger.API)
     input = models.JSONField(default=dict, blank=True)
@@ -53,6 +61,16 @@ class Run(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Live state, written by the worker's reporter while the run goes.
+    stage = models.CharField(max_length=32, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    counters = models.JSONField(default=dict, blank=True)
+    usage = models.JSONField(default=dict, blank=True)
+    cost_usd = models.FloatField(null=True, blank=True)
+    cancel_requested = models.BooleanField(default=False)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)  # the reaper's evidence that a worker lives
+    attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ("-created_at", "-id")
@@ -60,6 +78,7 @@ class Run(models.Model):
             models.Index(fields=["owner", "-created_at"], name="run_owner_recent"),
             models.Index(fields=["owner", "kind", "status"], name="run_owner_kind_status"),
             models.Index(fields=["status"], name="run_status"),
+            models.Index(fields=["project", "kind", "-created_at"], name="run_project_kind"),
         ]
 
     def __str__(self) -> str:
@@ -81,3 +100,105 @@ class Run(models.Model):
     @property
     def duration(self) -> timedelta | None:
         return self.finished_at - self.started_at if self.started_at and self.finished_at else None
+
+
+class RunEvent(models.Model):
+    """Something that happened in a run, for the live view; read incrementally by id (a cursor)."""
+
+    class Type(models.TextChoices):
+        STAGE = "stage"
+        PROGRESS = "progress"
+        MESSAGE = "message"  # an explorer or chatbot message (TRACER) or a conversation turn (SENSEI)
+        CONVERSATION = "conversation"  # a SENSEI conversation finished
+        FUNCTIONALITY = "functionality"
+        LOG = "log"
+        WARNING = "warning"
+
+    class Visibility(models.TextChoices):
+        PUBLIC = "public"  # visible wherever the run is (public projects included)
+        OWNER = "owner"  # system log: the owner only
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    type = models.CharField(max_length=16, choices=Type.choices)
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PUBLIC)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("id",)
+        indexes: ClassVar[list[models.Index]] = [models.Index(fields=["run", "id"], name="event_run_cursor")]
+
+    def __str__(self) -> str:
+        return f"{self.type} event of run {self.run_id}"
+
+
+class Conversation(models.Model):
+    """One SENSEI conversation, stored the moment it finished (engine.conversation.ConversationRecord)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="conversations")
+    profile = models.CharField(max_length=200)
+    index = models.PositiveIntegerField()
+    record = models.JSONField()
+    has_errors = models.BooleanField(default=False)
+    error_codes = models.JSONField(default=list)
+    turns = models.PositiveIntegerField(default=0)
+    duration_s = models.FloatField(null=True)
+    cost_usd = models.FloatField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("profile", "index")
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            # A resumed run skips what is stored; a duplicate delivery cannot store a conversation twice.
+            models.UniqueConstraint(fields=["run", "profile", "index"], name="conversation_once_per_run"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.profile} #{self.index} of run {self.run_id}"
+
+
+class Artefact(models.Model):
+    """A named result of a run: TRACER's model, report, graph, transcripts and usage."""
+
+    class Name(models.TextChoices):
+        MODEL = "model"
+        REPORT = "report"
+        GRAPH = "graph"
+        TRANSCRIPTS = "transcripts"
+        USAGE = "usage"
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artefacts")
+    name = models.CharField(max_length=32, choices=Name.choices)
+    content = models.JSONField()  # JSON artefacts as objects; the Markdown report as a string
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            models.UniqueConstraint(fields=["run", "name"], name="artefact_once_per_run"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} of run {self.run_id}"
+
+
+class RuleResult(models.Model):
+    """How one rule fared in a check run; `report` lists its failing and erroring checks with reasons."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="rule_results")
+    rule = models.ForeignKey(
+        "workspace.Rule", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    name = models.CharField(max_length=200)
+    status = models.CharField(max_length=16)  # passed | failed | error | not_applicable
+    checks = models.PositiveIntegerField(default=0)
+    passed = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    not_applicable = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    report = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ("name", "id")
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.status}"

@@ -1,4 +1,4 @@
-"""Response shapes of the runs API."""
+"""Request and response shapes of the runs API."""
 
 from __future__ import annotations
 
@@ -6,12 +6,26 @@ from typing import Any
 
 from rest_framework import serializers
 
-from runs.models import Run
+from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
+from workspace.models import Profile, Project, Rule
+
+TRACER_SESSIONS = (1, 50)
+TRACER_TURNS = (2, 30)
+
+
+class ProgressSerializer(serializers.Serializer[Any]):
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
 
 
 class RunSerializer(serializers.ModelSerializer[Run]):
     wait_seconds = serializers.SerializerMethodField()
     duration_seconds = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField()
+    project_name = serializers.CharField(source="project.name", read_only=True, allow_null=True, default=None)
+    owner_name = serializers.CharField(source="owner.public_name", read_only=True)
+    is_owner = serializers.SerializerMethodField()
+    params = serializers.SerializerMethodField()
 
     class Meta:
         model = Run
@@ -19,9 +33,17 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "id",
             "kind",
             "status",
+            "stage",
+            "progress",
+            "counters",
+            "project",
+            "project_name",
+            "params",
             "trigger_source",
             "input",
             "result",
+            "usage",
+            "cost_usd",
             "error_type",
             "error_message",
             "created_at",
@@ -29,6 +51,9 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "finished_at",
             "wait_seconds",
             "duration_seconds",
+            "owner_name",
+            "is_owner",
+            "cancel_requested",
         )
         read_only_fields = fields
 
@@ -38,6 +63,153 @@ class RunSerializer(serializers.ModelSerializer[Run]):
     def get_duration_seconds(self, run: Run) -> float | None:
         return run.duration.total_seconds() if run.duration else None
 
+    def get_progress(self, run: Run) -> dict[str, int]:
+        return {"done": run.progress_done, "total": run.progress_total}
+
+    def get_is_owner(self, run: Run) -> bool:
+        request = self.context.get("request")
+        return bool(request and request.user.pk == run.owner_id)
+
+    def get_params(self, run: Run) -> dict[str, Any]:
+        """What the run was asked to do, without the snapshots' YAML text."""
+        params = dict(run.input)
+        for key in ("profiles", "rules"):
+            if isinstance(params.get(key), list):
+                params[key] = [{"id": item.get("id"), "name": item.get("name")} for item in params[key]]
+        return params
+
 
 class PingSerializer(serializers.Serializer[Any]):
     message = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class RunRequestSerializer(serializers.Serializer[Any]):
+    """One body for the three kinds; each kind reads its own fields."""
+
+    kind = serializers.ChoiceField(choices=[Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK])
+    sessions = serializers.IntegerField(
+        min_value=TRACER_SESSIONS[0], max_value=TRACER_SESSIONS[1], required=False
+    )
+    turns = serializers.IntegerField(min_value=TRACER_TURNS[0], max_value=TRACER_TURNS[1], required=False)
+    profiles = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=500)
+    concurrency = serializers.IntegerField(min_value=1, max_value=16, required=False, default=4)
+    seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=2**31 - 1)
+    rules = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=500)
+    sensei_runs = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=50)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        project: Project = self.context["project"]
+        kind = attrs["kind"]
+        if kind in (Run.Kind.TRACER, Run.Kind.SENSEI):
+            if project.llm_key_id is None:
+                raise serializers.ValidationError(
+                    {"kind": ["This project has no LLM key: choose one first."]}
+                )
+            if not project.exploration_model:
+                raise serializers.ValidationError({"kind": ["Choose the project's exploration model first."]})
+        builder = {Run.Kind.TRACER: self._tracer, Run.Kind.SENSEI: self._sensei, Run.Kind.CHECK: self._check}[
+            kind
+        ]
+        return {"kind": kind, "input": builder(project, attrs)}
+
+    def _tracer(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
+        missing = [name for name in ("sessions", "turns") if name not in attrs]
+        if missing:
+            raise serializers.ValidationError({name: ["This field is required."] for name in missing})
+        return {"sessions": attrs["sessions"], "turns": attrs["turns"]}
+
+    def _sensei(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
+        ids = attrs.get("profiles") or []
+        if not ids:
+            raise serializers.ValidationError({"profiles": ["Select at least one profile."]})
+        found = {p.pk: p for p in Profile.objects.filter(project=project, pk__in=ids)}
+        unknown = [i for i in ids if i not in found]
+        if unknown:
+            raise serializers.ValidationError({"profiles": [f"Not profiles of this project: {unknown}."]})
+        invalid = [found[i].name for i in ids if not found[i].valid]
+        if invalid:
+            raise serializers.ValidationError(
+                {"profiles": [f"Fix these profiles first: {', '.join(invalid)}."]}
+            )
+        return {
+            # A snapshot: later edits of the profiles do not change what this run does.
+            "profiles": [{"id": i, "name": found[i].name, "text": found[i].text} for i in dict.fromkeys(ids)],
+            "concurrency": attrs.get("concurrency", 4),
+            "seed": attrs.get("seed"),
+        }
+
+    def _check(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
+        run_ids = attrs.get("sensei_runs") or []
+        runs = Run.objects.filter(project=project, kind=Run.Kind.SENSEI, pk__in=run_ids)
+        if not run_ids or runs.count() != len(set(run_ids)):
+            raise serializers.ValidationError({"sensei_runs": ["Select SENSEI runs of this project."]})
+        if runs.filter(status__in=Run.ACTIVE).exists():
+            raise serializers.ValidationError(
+                {"sensei_runs": ["Wait until the selected runs have finished."]}
+            )
+        rules = Rule.objects.filter(project=project)
+        rules = rules.filter(pk__in=attrs["rules"]) if attrs.get("rules") else rules.filter(active=True)
+        if not rules.exists():
+            raise serializers.ValidationError({"rules": ["There is no rule to check."]})
+        invalid = [rule.name for rule in rules if not rule.valid]
+        if invalid:
+            raise serializers.ValidationError({"rules": [f"Fix these rules first: {', '.join(invalid)}."]})
+        return {
+            "rules": [{"id": rule.pk, "name": rule.name, "text": rule.text} for rule in rules],
+            "sensei_runs": sorted(set(run_ids)),
+        }
+
+
+class RunEventSerializer(serializers.ModelSerializer[RunEvent]):
+    class Meta:
+        model = RunEvent
+        fields = ("id", "type", "data", "created_at")
+        read_only_fields = fields
+
+
+class ConversationListSerializer(serializers.ModelSerializer[Conversation]):
+    class Meta:
+        model = Conversation
+        fields = (
+            "id",
+            "profile",
+            "index",
+            "has_errors",
+            "error_codes",
+            "turns",
+            "duration_s",
+            "cost_usd",
+            "created_at",
+        )
+        read_only_fields = fields
+
+
+class ConversationSerializer(ConversationListSerializer):
+    class Meta(ConversationListSerializer.Meta):
+        fields = (*ConversationListSerializer.Meta.fields, "record")
+        read_only_fields = fields
+
+
+class ArtefactSerializer(serializers.ModelSerializer[Artefact]):
+    class Meta:
+        model = Artefact
+        fields = ("name", "content", "created_at")
+        read_only_fields = fields
+
+
+class RuleResultSerializer(serializers.ModelSerializer[RuleResult]):
+    class Meta:
+        model = RuleResult
+        fields = (
+            "id",
+            "rule",
+            "name",
+            "status",
+            "checks",
+            "passed",
+            "failed",
+            "not_applicable",
+            "errors",
+            "report",
+        )
+        read_only_fields = fields

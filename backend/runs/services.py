@@ -11,6 +11,7 @@ from django.db import transaction
 from accounts.models import User
 from runs import bookkeeping
 from runs.models import Run
+from workspace.models import Project
 
 logger = logging.getLogger(__name__)
 
@@ -33,9 +34,12 @@ def create_run(
     task: Task,
     run_input: dict[str, Any] | None = None,
     trigger: str = Run.Trigger.API,
+    project: Project | None = None,
 ) -> Run:
     """Write the run row and enqueue its id once the row is committed (a rollback enqueues nothing)."""
     with transaction.atomic():
-        run = Run.objects.create(owner=owner, kind=kind, input=run_input or {}, trigger_source=trigger)
+        run = Run.objects.create(
+            owner=owner, kind=kind, input=run_input or {}, trigger_source=trigger, project=project
+        )
         transaction.on_commit(lambda: _publish(task, run.pk))
     return run

@@ -12,8 +12,8 @@ from accounts.models import LLMKey
 from engine.connectors import test_connection
 from engine.errors import ParleyError
 from engine.llm import list_models
-from runs import deps
-from runs.bookkeeping import run_task
+from runs import deps, execution
+from runs.bookkeeping import over_user_cap, run_task
 from runs.models import Run
 from workspace.models import Connector
 
@@ -61,3 +61,42 @@ def connector_test(run: Run) -> dict[str, Any]:
         deps.connector_config(connector), deps.egress_guard(), message=run.input["message"]
     )
     return result.model_dump(mode="json")
+
+
+_tracer, _sensei, _check = (
+    run_task(body) for body in (execution.execute_tracer, execution.execute_sensei, execution.execute_check)
+)
+
+
+def _capped(task: Any, run_id: int, body: Any) -> None:
+    """Long runs wait (queued) while their owner already has the allowed number running."""
+    if over_user_cap(run_id):
+        task.apply_async((run_id,), countdown=10)
+        return
+    body(run_id)
+
+
+@shared_task(name="runs.tracer", bind=True)
+def tracer(self: Any, run_id: int) -> None:
+    _capped(self, run_id, _tracer)
+
+
+@shared_task(name="runs.sensei", bind=True)
+def sensei(self: Any, run_id: int) -> None:
+    _capped(self, run_id, _sensei)
+
+
+@shared_task(name="runs.check", bind=True)
+def check(self: Any, run_id: int) -> None:
+    _capped(self, run_id, _check)
+
+
+TASKS = {Run.Kind.TRACER: tracer, Run.Kind.SENSEI: sensei, Run.Kind.CHECK: check}
+
+
+@shared_task(name="runs.reap")
+def reap() -> dict[str, int]:
+    """Periodic (Celery beat): runs whose worker stopped sending signs of life are resumed or failed."""
+    from runs.bookkeeping import reap_stale_runs
+
+    return reap_stale_runs(TASKS)

@@ -1,26 +1,136 @@
-"""/api/runs/: the caller's runs (never anyone else's), and the `ping` run kind."""
+"""/api/runs/ and /api/projects/{id}/runs/: starting runs, following them live, and reading what they left.
+
+Who sees what follows the workspace's policy: the owner sees and controls their runs; anyone may read the runs of
+a public project with their results and artefacts, but never owner-only events (the system log).
+"""
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
-from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, status, viewsets
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view, inline_serializer
+from rest_framework import exceptions, generics, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from runs import services, tasks
-from runs.models import Run
-from runs.serializers import PingSerializer, RunSerializer
+from runs import bookkeeping, exports, services, tasks
+from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
+from runs.serializers import (
+    ArtefactSerializer,
+    ConversationListSerializer,
+    ConversationSerializer,
+    PingSerializer,
+    RuleResultSerializer,
+    RunEventSerializer,
+    RunRequestSerializer,
+    RunSerializer,
+)
+from workspace.permissions import readable_projects, writable_projects
+
+ORDERINGS = {
+    "created_at",
+    "-created_at",
+    "cost_usd",
+    "-cost_usd",
+    "finished_at",
+    "-finished_at",
+    "kind",
+    "status",
+}
+EVENTS_PER_PAGE = 500
 
 
-class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Run]):
+def readable_runs(user: Any) -> QuerySet[Run]:
+    runs = Run.objects.select_related("project", "owner")
+    if user is not None and user.is_authenticated:
+        return runs.filter(Q(owner=user) | Q(project__public=True))
+    return runs.filter(project__public=True)
+
+
+class RunFilters(serializers.Serializer[Any]):
+    """The list filters, parsed like any other input: a bad value is a 400 naming the parameter."""
+
+    project = serializers.IntegerField(required=False, min_value=1)
+    kind = serializers.ChoiceField(choices=Run.Kind.choices, required=False)
+    status = serializers.ChoiceField(choices=Run.Status.choices, required=False)
+    created_after = serializers.DateField(required=False)
+    created_before = serializers.DateField(required=False)
+    search = serializers.CharField(required=False, max_length=200)
+    ordering = serializers.ChoiceField(choices=sorted(ORDERINGS), required=False)
+
+
+def filter_runs(runs: QuerySet[Run], params: Any) -> QuerySet[Run]:
+    """Project, kind, status, a creation date range, a search over the project name, and an ordering."""
+    parsed = RunFilters(
+        data={key: params.get(key) for key in RunFilters().fields if params.get(key) not in (None, "")}
+    )
+    parsed.is_valid(raise_exception=True)
+    wanted = parsed.validated_data
+    for field in ("project", "kind", "status"):
+        if field in wanted:
+            runs = runs.filter(**{field: wanted[field]})
+    if "created_after" in wanted:
+        runs = runs.filter(created_at__date__gte=wanted["created_after"])
+    if "created_before" in wanted:
+        runs = runs.filter(created_at__date__lte=wanted["created_before"])
+    if "search" in wanted:
+        runs = runs.filter(project__name__icontains=wanted["search"])
+    return runs.order_by(wanted["ordering"], "-id") if "ordering" in wanted else runs
+
+
+class RunAccess(BasePermission):
+    message = "Only the owner can change this run."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return request.method in SAFE_METHODS or bool(request.user and request.user.is_authenticated)
+
+    def has_object_permission(self, request: Request, view: APIView, obj: Run) -> bool:
+        return request.method in SAFE_METHODS or obj.owner_id == request.user.pk
+
+
+LIST_FILTERS = [
+    OpenApiParameter("project", int, required=False),
+    OpenApiParameter("kind", str, required=False, enum=[k.value for k in Run.Kind]),
+    OpenApiParameter("status", str, required=False, enum=[s.value for s in Run.Status]),
+    OpenApiParameter("created_after", OpenApiTypes.DATE, required=False),
+    OpenApiParameter("created_before", OpenApiTypes.DATE, required=False),
+    OpenApiParameter("search", str, required=False, description="Part of the project name."),
+    OpenApiParameter("ordering", str, required=False, enum=sorted(ORDERINGS)),
+    OpenApiParameter("scope", str, required=False, enum=["mine", "public"]),
+]
+
+
+@extend_schema_view(list=extend_schema(parameters=LIST_FILTERS))
+class RunViewSet(
+    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet[Run]
+):
     serializer_class = RunSerializer
+    permission_classes = (RunAccess,)
 
     def get_queryset(self) -> QuerySet[Run]:
-        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+        if getattr(self, "swagger_fake_view", False):
             return Run.objects.none()
-        return Run.objects.filter(owner=self.request.user)
+        user = self.request.user
+        runs = readable_runs(user)
+        if self.action == "list":
+            mine = user.is_authenticated and self.request.query_params.get("scope", "mine") != "public"
+            runs = filter_runs(
+                runs.filter(owner=user) if mine else runs.filter(project__public=True),
+                self.request.query_params,
+            )
+        return runs
+
+    def perform_destroy(self, instance: Run) -> None:
+        if instance.status in Run.ACTIVE:
+            raise exceptions.ValidationError("Cancel the run before deleting it.", code="active")
+        instance.delete()
 
     @extend_schema(request=PingSerializer, responses={201: RunSerializer}, summary="Start a ping run")
     @action(detail=False, methods=["post"])
@@ -30,4 +140,139 @@ class RunViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         run = services.create_run(
             request.user, Run.Kind.PING, tasks.ping, {"message": body.validated_data["message"]}
         )
-        return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
+        return Response(RunSerializer(run, context={"request": request}).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=None, responses={202: RunSerializer}, summary="Cancel: the run stops within seconds"
+    )
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        if run.status == Run.Status.QUEUED:
+            bookkeeping.cancel(run.pk)
+        elif run.status == Run.Status.RUNNING:
+            Run.objects.filter(pk=run.pk).update(cancel_requested=True)
+        run.refresh_from_db()
+        return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("after", int, required=False, description="Last event id already seen.")
+        ],
+        responses=inline_serializer(
+            "RunEvents", {"results": RunEventSerializer(many=True), "next_after": serializers.IntegerField()}
+        ),
+        summary="Live events after a cursor",
+    )
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def events(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        try:
+            after = int(request.query_params.get("after", 0))
+        except ValueError:
+            raise exceptions.ValidationError({"after": ["A whole number (an event id)."]}) from None
+        events = RunEvent.objects.filter(run=run, id__gt=after)
+        if run.owner_id != request.user.pk:
+            events = events.filter(visibility=RunEvent.Visibility.PUBLIC)
+        page = list(events.order_by("id")[:EVENTS_PER_PAGE])
+        return Response(
+            {
+                "results": RunEventSerializer(page, many=True).data,
+                "next_after": page[-1].pk if page else after,
+            }
+        )
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("profile", str, required=False),
+            OpenApiParameter("has_errors", bool, required=False),
+            OpenApiParameter("error_code", int, required=False),
+        ],
+        responses=ConversationListSerializer(many=True),
+        summary="The run's conversations (SENSEI)",
+    )
+    @action(detail=True, methods=["get"])
+    def conversations(self, request: Request, pk: str | None = None) -> Response:
+        rows = Conversation.objects.filter(run=self.get_object())
+        params = request.query_params
+        if params.get("profile"):
+            rows = rows.filter(profile=params["profile"])
+        if params.get("has_errors") in ("true", "false"):
+            rows = rows.filter(has_errors=params["has_errors"] == "true")
+        if params.get("error_code", "").isdigit():
+            rows = rows.filter(error_codes__contains=[int(params["error_code"])])
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(ConversationListSerializer(page, many=True).data)
+
+    @extend_schema(responses=ConversationSerializer, summary="One conversation with its transcript")
+    @action(detail=True, methods=["get"], url_path=r"conversations/(?P<cid>\d+)")
+    def conversation(self, request: Request, pk: str | None = None, cid: str | None = None) -> Response:
+        row = get_object_or_404(Conversation, run=self.get_object(), pk=cid)
+        return Response(ConversationSerializer(row).data)
+
+    @extend_schema(
+        responses=ArtefactSerializer, summary="A TRACER artefact: model, report, graph, transcripts or usage"
+    )
+    @action(
+        detail=True, methods=["get"], url_path=r"artefacts/(?P<name>model|report|graph|transcripts|usage)"
+    )
+    def artefact(self, request: Request, pk: str | None = None, name: str | None = None) -> Response:
+        return Response(
+            ArtefactSerializer(get_object_or_404(Artefact, run=self.get_object(), name=name)).data
+        )
+
+    @extend_schema(responses=RuleResultSerializer(many=True), summary="Rule results of a check run")
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def results(self, request: Request, pk: str | None = None) -> Response:
+        rows = RuleResult.objects.filter(run=self.get_object())
+        return Response(RuleResultSerializer(rows, many=True).data)
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="Aggregates for the dashboards")
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def stats(self, request: Request, pk: str | None = None) -> Response:
+        return Response(exports.statistics(self.get_object()))
+
+    @extend_schema(
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        summary="Export as JSON, CSV or JUnit XML",
+    )
+    @action(detail=True, methods=["get"], url_path=r"export/(?P<fmt>json|csv|junit)")
+    def export(self, request: Request, pk: str | None = None, fmt: str | None = None) -> HttpResponse:
+        run = self.get_object()
+        body, content_type, extension = exports.render(run, str(fmt))
+        response = HttpResponse(body, content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="parley-run-{run.pk}.{extension}"'
+        return response
+
+
+@extend_schema_view(get=extend_schema(parameters=LIST_FILTERS[1:7]))
+class ProjectRunsView(generics.ListCreateAPIView[Run]):
+    """/api/projects/{project_id}/runs/: a project's runs; POST starts one."""
+
+    serializer_class = RunSerializer
+    permission_classes = (RunAccess,)
+
+    def project(self, *, write: bool) -> Any:
+        project = get_object_or_404(readable_projects(self.request.user), pk=self.kwargs["project_id"])
+        if write and not writable_projects(self.request.user).filter(pk=project.pk).exists():
+            raise exceptions.PermissionDenied("Only the owner can start runs of this project.")
+        return project
+
+    def get_queryset(self) -> QuerySet[Run]:
+        if getattr(self, "swagger_fake_view", False):
+            return Run.objects.none()
+        project = self.project(write=False)
+        return filter_runs(
+            Run.objects.filter(project=project).select_related("project", "owner"), self.request.query_params
+        )
+
+    @extend_schema(request=RunRequestSerializer, responses={201: RunSerializer}, summary="Start a run")
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        project = self.project(write=True)
+        body = RunRequestSerializer(data=request.data, context={"project": project})
+        body.is_valid(raise_exception=True)
+        kind = body.validated_data["kind"]
+        run = services.create_run(
+            request.user, kind, tasks.TASKS[kind], body.validated_data["input"], project=project
+        )
+        return Response(RunSerializer(run, context={"request": request}).data, status=status.HTTP_201_CREATED)

@@ -8,6 +8,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -47,68 +48,76 @@ def _database_url(settings_dict: dict) -> str:
     return f"postgres://{auth}@{host}:{port}/{settings_dict['NAME']}"
 
 
-@pytest.fixture(scope="session")
-def celery_worker(django_db_setup, django_db_blocker) -> Iterator[str]:
-    """Start a real Celery worker (prefork pool) on this test run's own RabbitMQ queue and test database.
-
-    It also imports tests/worker_tasks.py, so tests can exercise the bookkeeping with tasks that sleep or crash.
-    """
+@contextmanager
+def worker_process(name: str) -> Iterator[str]:
+    """A real Celery worker (prefork pool, one process) on this test session's queue and test database; yields
+    its node name. It also imports tests/worker_tasks.py, whose tasks misbehave on purpose."""
     from django.db import connection
 
     from parley.celery import app
 
-    queue = os.environ["PARLEY_CELERY_QUEUE"]
-    node = f"test-{uuid.uuid4().hex[:8]}@localhost"
+    node = f"{name}-{uuid.uuid4().hex[:8]}@localhost"
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "parley.settings_test",
         "DATABASE_URL": _database_url(connection.settings_dict),
-        "PARLEY_CELERY_QUEUE": queue,
         # Fake LLM servers and protocol fakes of the tests listen on loopback.
         "PARLEY_EGRESS_ALLOW": "127.0.0.1",
     }
-    log = (BACKEND_DIR / ".pytest_cache").resolve()
-    log.mkdir(exist_ok=True)
-    log_file = (log / "celery-worker.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "parley",
-            "worker",
-            "-Q",
-            queue,
-            "-n",
-            node,
-            "--concurrency",
-            "1",
-            "--loglevel",
-            "INFO",
-            "--include",
-            "tests.worker_tasks",
-            "--without-mingle",
-            "--without-gossip",
-        ],
-        cwd=BACKEND_DIR,
-        env=env,
-        stdout=log_file,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while not app.control.ping(destination=[node], timeout=1.0):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"The test Celery worker did not start; see {log / 'celery-worker.log'}")
-        yield queue
-    finally:
-        proc.terminate()
+    log_dir = (BACKEND_DIR / ".pytest_cache").resolve()
+    log_dir.mkdir(exist_ok=True)
+    log_path = log_dir / f"{name}.log"
+    with log_path.open("w") as log_file:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "parley",
+                "worker",
+                "-Q",
+                os.environ["PARLEY_CELERY_QUEUE"],
+                "-n",
+                node,
+                "--concurrency",
+                "1",
+                "--loglevel",
+                "INFO",
+                "--include",
+                "tests.worker_tasks",
+                "--without-mingle",
+                "--without-gossip",
+            ],
+            cwd=BACKEND_DIR,
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
         try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log_file.close()
+            deadline = time.monotonic() + 60
+            while not app.control.ping(destination=[node], timeout=1.0):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"The test Celery worker did not start; see {log_path}")
+            yield node
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="session")
+def celery_worker(django_db_setup, django_db_blocker) -> Iterator[str]:
+    """The session's worker; tests that need it depend on this fixture. Yields the queue name."""
+    from parley.celery import app
+
+    queue = os.environ["PARLEY_CELERY_QUEUE"]
+    try:
+        with worker_process("worker"):
+            yield queue
+    finally:
         with app.connection_for_write() as conn:
             conn.default_channel.queue_delete(queue)
 

@@ -136,7 +136,7 @@ def test_using_a_token_extends_its_expiry(api, user):
 
 
 def test_anonymous_requests_to_private_endpoints_get_401(api):
-    for path in ("/api/auth/me/", "/api/runs/"):
+    for path in ("/api/auth/me/", "/api/keys/", "/api/connectors/"):
         response = api.get(path)
         assert response.status_code == 401
         assert response.json()["code"] == "not_authenticated"

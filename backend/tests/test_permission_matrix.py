@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import LLMKey
 from accounts.services import open_session
-from runs.models import Run
+from runs.models import Artefact, Conversation, Run, RunEvent
 from tests.factories import UserFactory
 from workspace.models import Connector, Personality, Profile, Project, Rule
 
@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db
 KEY = "sk-matrix-canary-000000000000000000000000000"
 SECRET = "connector-secret-canary-999"
 PRIVATE_NAME = "Top secret project"
+OWNER_LOG = "owner-only-log-canary"
 # Endpoints meant for everyone (their own tests cover them).
 OPEN = {"/api/auth/login/", "/api/auth/signup/", "/api/health/", "/api/schemas/{kind}/"}
 
@@ -43,11 +44,25 @@ def world():
             public=visibility == "public",
             budget_usd=5,
         )
+        runs = [
+            Run.objects.create(
+                owner=owner, project=project, kind=Run.Kind.TRACER, status=Run.Status.SUCCEEDED
+            )
+            for _ in range(2)
+        ]
+        for run in runs:
+            Artefact.objects.create(run=run, name="model", content={"functionalities": [{"name": "order"}]})
+            RunEvent.objects.create(run=run, type="log", visibility="owner", data={"text": OWNER_LOG})
+            RunEvent.objects.create(run=run, type="stage", data={"stage": "probe"})
+        conversation = Conversation.objects.create(run=runs[0], profile="p", index=0, record={"turns": []})
         projects[visibility] = {
             "project_id": project.pk,
             "profile": Profile.objects.create(project=project, name="p", text="test_name: p\n").pk,
             "rule": Rule.objects.create(project=project, name="r", text="name: r\n").pk,
             "personality": Personality.objects.create(project=project, name="n", text="name: n\n").pk,
+            "run": runs[0].pk,
+            "other_run": runs[1].pk,
+            "conversation": conversation.pk,
         }
     run = Run.objects.create(owner=owner, kind=Run.Kind.PING)
     return {"owner": owner, "key": key.pk, "connector": connector.pk, "run": run.pk, "projects": projects}
@@ -72,7 +87,18 @@ def endpoints():
 
 def targets(path, world):
     """(visibility, concrete path) pairs for one path template."""
-    if "{project_id}" in path or path.startswith("/api/projects/{id}"):
+    if path.startswith("/api/runs/{id}"):
+        for visibility, ids in world["projects"].items():
+            concrete = path.replace("{id}", str(ids["run"])).replace("{cid}", str(ids["conversation"]))
+            yield visibility, concrete.replace("{name}", "model").replace("{fmt}", "json")
+    elif path.endswith("/diff/"):
+        for visibility, ids in world["projects"].items():
+            base = path.replace("{project_id}", str(ids["project_id"]))
+            yield visibility, f"{base}?from={ids['run']}&to={ids['other_run']}"
+    elif path.endswith(("/runs/", "/import/")) and "{project_id}" in path:
+        for visibility, ids in world["projects"].items():
+            yield visibility, path.replace("{project_id}", str(ids["project_id"]))
+    elif "{project_id}" in path or path.startswith("/api/projects/{id}"):
         for visibility, ids in world["projects"].items():
             kind = path.split("/")[4] if "{project_id}" in path else None
             item = {
@@ -126,8 +152,8 @@ def test_permission_matrix(world):
                     failures.append(f"{where}: server error")
                 if KEY in text or SECRET in text:
                     failures.append(f"{where}: a secret is in the response")
-                if role != "owner" and (owner.email in text or PRIVATE_NAME in text):
-                    failures.append(f"{where}: the owner's e-mail or a private project leaked")
+                if role != "owner" and (owner.email in text or PRIVATE_NAME in text or OWNER_LOG in text):
+                    failures.append(f"{where}: the owner's e-mail, log or a private project leaked")
                 if (
                     role != "owner"
                     and visibility == "public"
@@ -155,7 +181,8 @@ def expect(template, method, role, visibility):
     safe = method == "get"
     if visibility == "collection":
         if role == "anonymous":
-            return {200} if (template == "/api/projects/" and safe) else {401}
+            # Public projects and their runs are listed for anyone.
+            return {200} if (template in ("/api/projects/", "/api/runs/") and safe) else {401}
         return ALLOWED
     if visibility == "private":
         if role == "owner":

@@ -114,3 +114,12 @@ def test_runs_are_paginated_newest_first(auth_api):
     body = auth_api.get("/api/runs/").json()
     assert body["count"] == 3
     assert [item["id"] for item in body["results"]] == [run.pk for run in reversed(runs)]
+
+
+def test_run_lists_filter_and_refuse_bad_filters_by_name(auth_api):
+    RunFactory(owner=auth_api.user, kind=Run.Kind.PING)
+    RunFactory(owner=auth_api.user, kind=Run.Kind.TRACER)
+    assert auth_api.get("/api/runs/?kind=tracer").json()["count"] == 1
+    bad = auth_api.get("/api/runs/?kind=party&project=null")
+    assert bad.status_code == 400
+    assert set(bad.json()["fields"]) == {"kind", "project"}

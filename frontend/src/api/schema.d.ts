@@ -305,6 +305,40 @@ export interface paths {
         patch: operations["projects_partial_update"];
         trace?: never;
     };
+    "/api/projects/{project_id}/diff/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Functionalities added, removed and changed between two TRACER runs of the project */
+        get: operations["projects_diff_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/import/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a zip of profiles and rules (a TRACER output folder or SENSEI project folders) */
+        post: operations["projects_import_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/personalities/": {
         parameters: {
             query?: never;
@@ -619,6 +653,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description /api/projects/{project_id}/runs/: a project's runs; POST starts one. */
+        get: operations["projects_runs_list"];
+        put?: never;
+        /**
+         * Start a run
+         * @description /api/projects/{project_id}/runs/: a project's runs; POST starts one.
+         */
+        post: operations["projects_runs_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/providers/": {
         parameters: {
             query?: never;
@@ -660,6 +715,142 @@ export interface paths {
             cookie?: never;
         };
         get: operations["runs_retrieve"];
+        put?: never;
+        post?: never;
+        delete: operations["runs_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/artefacts/{name}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A TRACER artefact: model, report, graph, transcripts or usage */
+        get: operations["runs_artefacts_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/cancel/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel: the run stops within seconds */
+        post: operations["runs_cancel_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/conversations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's conversations (SENSEI) */
+        get: operations["runs_conversations_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/conversations/{cid}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One conversation with its transcript */
+        get: operations["runs_conversations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/events/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Live events after a cursor */
+        get: operations["runs_events_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/export/{fmt}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export as JSON, CSV or JUnit XML */
+        get: operations["runs_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/results/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Rule results of a check run */
+        get: operations["runs_results_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/stats/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Aggregates for the dashboards */
+        get: operations["runs_stats_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -706,6 +897,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Artefact: {
+            readonly name: components["schemas"]["NameEnum"];
+            readonly content: unknown;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
         Connector: {
             readonly id: number;
             name: string;
@@ -745,6 +942,35 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        Conversation: {
+            readonly id: number;
+            readonly profile: string;
+            readonly index: number;
+            readonly has_errors: boolean;
+            readonly error_codes: unknown;
+            readonly turns: number;
+            /** Format: double */
+            readonly duration_s: number | null;
+            /** Format: double */
+            readonly cost_usd: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+            readonly record: unknown;
+        };
+        ConversationList: {
+            readonly id: number;
+            readonly profile: string;
+            readonly index: number;
+            readonly has_errors: boolean;
+            readonly error_codes: unknown;
+            readonly turns: number;
+            /** Format: double */
+            readonly duration_s: number | null;
+            /** Format: double */
+            readonly cost_usd: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
         DocumentTemplate: {
             text: string;
         };
@@ -769,14 +995,6 @@ export interface components {
             detail: string;
             count: number;
         };
-        /**
-         * @description * `ping` - Ping
-         *     * `key_test` - Key test
-         *     * `key_models` - Model list
-         *     * `connector_test` - Connection test
-         * @enum {string}
-         */
-        KindEnum: "ping" | "key_test" | "key_models" | "connector_test";
         LLMKey: {
             readonly id: number;
             name: string;
@@ -805,6 +1023,15 @@ export interface components {
             password: string;
         };
         /**
+         * @description * `model` - Model
+         *     * `report` - Report
+         *     * `graph` - Graph
+         *     * `transcripts` - Transcripts
+         *     * `usage` - Usage
+         * @enum {string}
+         */
+        NameEnum: "model" | "report" | "graph" | "transcripts" | "usage";
+        /**
          * @description * `manual` - Written or uploaded
          *     * `tracer` - Generated by TRACER
          * @enum {string}
@@ -824,6 +1051,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Connector"][];
+        };
+        PaginatedConversationListList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ConversationList"][];
         };
         PaginatedLLMKeyList: {
             /** @example 123 */
@@ -1127,13 +1369,39 @@ export interface components {
             name?: string;
             text: string;
         };
+        RuleResult: {
+            readonly id: number;
+            readonly rule: number | null;
+            readonly name: string;
+            readonly status: string;
+            readonly checks: number;
+            readonly passed: number;
+            readonly failed: number;
+            readonly not_applicable: number;
+            readonly errors: number;
+            readonly report: unknown;
+        };
         Run: {
             readonly id: number;
-            readonly kind: components["schemas"]["KindEnum"];
+            readonly kind: components["schemas"]["RunKindEnum"];
             readonly status: components["schemas"]["RunStatusEnum"];
+            readonly stage: string;
+            readonly progress: {
+                [key: string]: number;
+            };
+            readonly counters: unknown;
+            readonly project: number | null;
+            readonly project_name: string | null;
+            /** @description What the run was asked to do, without the snapshots' YAML text. */
+            readonly params: {
+                [key: string]: unknown;
+            };
             readonly trigger_source: components["schemas"]["TriggerSourceEnum"];
             readonly input: unknown;
             readonly result: unknown;
+            readonly usage: unknown;
+            /** Format: double */
+            readonly cost_usd: number | null;
             readonly error_type: string;
             readonly error_message: string;
             /** Format: date-time */
@@ -1146,6 +1414,50 @@ export interface components {
             readonly wait_seconds: number | null;
             /** Format: double */
             readonly duration_seconds: number | null;
+            readonly owner_name: string;
+            readonly is_owner: boolean;
+            readonly cancel_requested: boolean;
+        };
+        RunEvent: {
+            readonly id: number;
+            readonly type: components["schemas"]["TypeEnum"];
+            readonly data: unknown;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        RunEvents: {
+            results: components["schemas"]["RunEvent"][];
+            next_after: number;
+        };
+        /**
+         * @description * `ping` - Ping
+         *     * `key_test` - Key test
+         *     * `key_models` - Model list
+         *     * `connector_test` - Connection test
+         *     * `tracer` - TRACER exploration
+         *     * `sensei` - SENSEI simulation
+         *     * `check` - Rule check
+         * @enum {string}
+         */
+        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check";
+        /**
+         * @description * `tracer` - tracer
+         *     * `sensei` - sensei
+         *     * `check` - check
+         * @enum {string}
+         */
+        RunRequestKindEnum: "tracer" | "sensei" | "check";
+        /** @description One body for the three kinds; each kind reads its own fields. */
+        RunRequestRequest: {
+            kind: components["schemas"]["RunRequestKindEnum"];
+            sessions?: number;
+            turns?: number;
+            profiles?: number[];
+            /** @default 4 */
+            concurrency: number;
+            seed?: number | null;
+            rules?: number[];
+            sensei_runs?: number[];
         };
         /**
          * @description * `queued` - Queued
@@ -1201,6 +1513,17 @@ export interface components {
          * @enum {string}
          */
         TriggerSourceEnum: "api" | "cli" | "schedule";
+        /**
+         * @description * `stage` - Stage
+         *     * `progress` - Progress
+         *     * `message` - Message
+         *     * `conversation` - Conversation
+         *     * `functionality` - Functionality
+         *     * `log` - Log
+         *     * `warning` - Warning
+         * @enum {string}
+         */
+        TypeEnum: "stage" | "progress" | "message" | "conversation" | "functionality" | "log" | "warning";
         User: {
             readonly id: number;
             /**
@@ -1905,6 +2228,62 @@ export interface operations {
             };
         };
     };
+    projects_diff_retrieve: {
+        parameters: {
+            query: {
+                from: number;
+                to: number;
+            };
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    projects_import_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file?: string;
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
     projects_personalities_list: {
         parameters: {
             query?: {
@@ -2604,6 +2983,62 @@ export interface operations {
             };
         };
     };
+    projects_runs_list: {
+        parameters: {
+            query?: {
+                created_after?: string;
+                created_before?: string;
+                kind?: "check" | "connector_test" | "key_models" | "key_test" | "ping" | "sensei" | "tracer";
+                ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description Part of the project name. */
+                search?: string;
+                status?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+            };
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedRunList"];
+                };
+            };
+        };
+    };
+    projects_runs_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunRequestRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
     providers_list: {
         parameters: {
             query?: never;
@@ -2626,8 +3061,17 @@ export interface operations {
     runs_list: {
         parameters: {
             query?: {
+                created_after?: string;
+                created_before?: string;
+                kind?: "check" | "connector_test" | "key_models" | "key_test" | "ping" | "sensei" | "tracer";
+                ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
+                project?: number;
+                scope?: "mine" | "public";
+                /** @description Part of the project name. */
+                search?: string;
+                status?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
             };
             header?: never;
             path?: never;
@@ -2663,6 +3107,217 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    runs_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    runs_artefacts_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Artefact"];
+                };
+            };
+        };
+    };
+    runs_cancel_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    runs_conversations_list: {
+        parameters: {
+            query?: {
+                error_code?: number;
+                has_errors?: boolean;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                profile?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedConversationListList"];
+                };
+            };
+        };
+    };
+    runs_conversations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cid: string;
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Conversation"];
+                };
+            };
+        };
+    };
+    runs_events_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Last event id already seen. */
+                after?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunEvents"];
+                };
+            };
+        };
+    };
+    runs_export_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fmt: string;
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+        };
+    };
+    runs_results_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleResult"][];
+                };
+            };
+        };
+    };
+    runs_stats_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };

@@ -1,0 +1,210 @@
+"""The three long run kinds, from a run row to stored results: build the engine's dependencies in the worker,
+call the engine's one entry point, and file what it produced.
+
+Each function takes the claimed `Run` and returns the run's `result`; runs.bookkeeping owns the status. They are
+safe to call again for the same run after a crash: TRACER resumes from its checkpoint, SENSEI skips the
+conversations already stored, and a check run replaces its rule results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from engine.check import GatewayJudge, check
+from engine.check.rules import parse_rule
+from engine.connectors import create_connector
+from engine.conversation import ConversationRecord
+from engine.errors import ParleyError
+from engine.sensei import load_profile, plan, run_profiles
+from engine.tracer import TracerConfig, TracerDeps, run_tracer
+from engine.tracer.artefacts import graph_json, model_json, report_md
+from engine.tracer.reporter import TracerCancelled
+from runs import deps
+from runs.checkpoints import checkpointer
+from runs.models import Artefact, Conversation, RuleResult, Run
+from runs.reporting import RunCancel, RunRecorder
+from workspace.models import Profile, Rule
+from workspace.validation import validate_profile
+
+
+class RunCancelled(ParleyError):
+    code = "cancelled"
+
+
+def _finish_cancelled(run: Run, recorder: RunRecorder, result: dict[str, Any]) -> dict[str, Any]:
+    recorder.touch(result=result)
+    raise RunCancelled("The run was cancelled; what it finished is kept.")
+
+
+# -- TRACER ---------------------------------------------------------------------------------------------------
+def execute_tracer(run: Run) -> dict[str, Any]:
+    project = run.project
+    recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
+    config = TracerConfig(
+        sessions=run.input["sessions"], turns=run.input["turns"], profile_model=project.profile_model or None
+    )
+    started = time.monotonic()
+    with (
+        deps.llm_client(project, project.exploration_model) as llm,
+        create_connector(deps.connector_config(project.connector), deps.egress_guard()) as connector,
+        checkpointer() as saver,
+    ):
+        try:
+            result = run_tracer(
+                config,
+                TracerDeps(llm=llm, connector=connector),
+                run_id=f"run-{run.pk}",
+                checkpointer=saver,
+                reporter=recorder,
+                cancel=cancel,
+            )
+        except TracerCancelled:
+            return _finish_cancelled(run, recorder, {})
+    with transaction.atomic():
+        artefacts = {
+            Artefact.Name.MODEL: model_json(result.model),
+            Artefact.Name.GRAPH: graph_json(result.model),
+            Artefact.Name.TRANSCRIPTS: result.transcripts,
+            Artefact.Name.USAGE: result.usage,
+            Artefact.Name.REPORT: report_md(
+                result.model,
+                result.profiles,
+                result.transcripts,
+                result.usage,
+                duration_s=time.monotonic() - started,
+                notes=result.warnings,
+            ),
+        }
+        for name, content in artefacts.items():
+            Artefact.objects.update_or_create(run=run, name=name, defaults={"content": content})
+        Profile.objects.filter(source_run=run).delete()  # a repeated execution files them once
+        for generated in result.profiles:
+            checked = validate_profile(generated["yaml"])
+            Profile.objects.create(
+                project=project,
+                name=generated["name"],
+                text=generated["yaml"],
+                valid=checked.valid,
+                problems=checked.problems,
+                warnings=checked.warnings,
+                origin=Profile.Origin.TRACER,
+                source_run=run,
+            )
+    return {
+        "ok": result.ok,
+        "functionalities": len(result.model.functionalities),
+        "profiles": len(result.profiles),
+        "valid_profiles": len(result.valid_profiles),
+        "resumed": result.resumed,
+        "warnings": result.warnings,
+        "usage": result.usage,
+    }
+
+
+# -- SENSEI ---------------------------------------------------------------------------------------------------
+def execute_sensei(run: Run) -> dict[str, Any]:
+    project = run.project
+    recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
+    seed = run.input.get("seed")
+    stored = set(Conversation.objects.filter(run=run).values_list("profile", "index"))
+    pairs, total = [], 0
+    for snapshot in run.input["profiles"]:
+        profile, problems = load_profile(snapshot["text"], allow_local_files=False, source=snapshot["name"])
+        if profile is None:
+            raise ParleyError(
+                f"The profile {snapshot['name']!r} is not valid any more: {problems[0].message}"
+            )
+        planned = plan(profile, seed, model=project.profile_model or None)
+        total += len(planned.conversations)
+        missing = [c for c in planned.conversations if (profile.name, c.index) not in stored]
+        if missing:
+            pairs.append((profile, dataclasses.replace(planned, conversations=missing)))
+    recorder.touch(progress_total=total, progress_done=len(stored), stage="simulating")
+
+    def sink(record: ConversationRecord) -> None:
+        with contextlib.suppress(IntegrityError):  # stored by an earlier delivery of this run
+            Conversation.objects.create(
+                run=run,
+                profile=record.profile,
+                index=record.index,
+                record=record.model_dump(mode="json"),
+                has_errors=bool(record.errors),
+                error_codes=record.error_codes,
+                turns=len(record.turns),
+                duration_s=record.duration_s,
+                cost_usd=record.usage.cost_usd,
+            )
+
+    with deps.llm_client(project, project.exploration_model) as llm:
+        llm.ledger.subscribe(lambda usage: recorder.usage(usage.to_json()))
+        connector_config, guard = deps.connector_config(project.connector), deps.egress_guard()
+        summary = run_profiles(
+            pairs,
+            lambda: create_connector(connector_config, guard),
+            llm,
+            concurrency=run.input.get("concurrency", 4),
+            seed=seed,
+            sink=sink,
+            reporter=recorder,
+            cancel=cancel,
+            technology=project.connector.technology,
+        )
+    result = _sensei_result(run)
+    if summary.cancelled:
+        return _finish_cancelled(run, recorder, result)
+    recorder.touch(stage="done")
+    return result
+
+
+def _sensei_result(run: Run) -> dict[str, Any]:
+    conversations = Conversation.objects.filter(run=run)
+    with_errors = conversations.filter(has_errors=True).count()
+    return {"conversations": conversations.count(), "with_errors": with_errors, "ok": with_errors == 0}
+
+
+# -- check ----------------------------------------------------------------------------------------------------
+def execute_check(run: Run) -> dict[str, Any]:
+    project = run.project
+    parsed = [
+        (parse_rule(snapshot["text"], file=snapshot["name"]), snapshot.get("id"))
+        for snapshot in run.input["rules"]
+    ]
+    rules = [rule for rule, _ in parsed]
+    records = [
+        ConversationRecord.model_validate(row.record)
+        for row in Conversation.objects.filter(run_id__in=run.input["sensei_runs"], run__project=project)
+    ]
+    RunRecorder(run.pk).touch(stage="checking", progress_total=len(rules))
+    judge = None
+    if project.llm_key_id and project.judge_model:
+        with deps.llm_client(project, project.judge_model) as llm:
+            judge = GatewayJudge(llm)
+            report = check(rules, records, judge)
+    else:
+        report = check(rules, records)
+    existing = set(
+        Rule.objects.filter(pk__in=[rule_id for _, rule_id in parsed]).values_list("pk", flat=True)
+    )
+    rule_ids = {rule.name: rule_id for rule, rule_id in parsed if rule_id in existing}
+    with transaction.atomic():
+        RuleResult.objects.filter(run=run).delete()
+        for rule in report.rules:
+            RuleResult.objects.create(
+                run=run,
+                rule_id=rule_ids.get(rule.name),
+                name=rule.name,
+                status=rule.status,
+                checks=rule.checks,
+                passed=rule.passed,
+                failed=rule.failed,
+                not_applicable=rule.not_applicable,
+                errors=rule.errors,
+                report=rule.model_dump(mode="json"),
+            )
+    RunRecorder(run.pk).touch(stage="done", progress_done=len(rules))
+    return {"ok": report.ok, "conversations": len(records), **report.totals()}

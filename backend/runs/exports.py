@@ -1,0 +1,184 @@
+"""Aggregates for the dashboards and exports of a run (JSON, CSV, JUnit XML).
+
+Everything is computed from the stored rows of one run, so an export is the same whichever worker ran it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics as stats
+from collections import Counter, defaultdict
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from engine.conversation import ErrorCode
+from runs.models import Conversation, RuleResult, Run
+
+
+def _error_name(code: int) -> str:
+    try:
+        return ErrorCode(code).slug
+    except ValueError:
+        return f"http_{code}" if 100 <= code < 600 else "unknown"
+
+
+def _response_times(records: list[dict[str, Any]]) -> list[float]:
+    return [
+        float(turn["latency_s"])
+        for record in records
+        for turn in record.get("turns", [])
+        if turn.get("role") == "bot" and turn.get("latency_s") is not None
+    ]
+
+
+def _distribution(values: list[float]) -> dict[str, Any]:
+    if not values:
+        return {"count": 0}
+    ordered = sorted(values)
+    return {
+        "count": len(ordered),
+        "min": ordered[0],
+        "max": ordered[-1],
+        "mean": round(stats.fmean(ordered), 4),
+        "median": round(stats.median(ordered), 4),
+        "p90": ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))],
+        # Ten equal-width buckets for the histogram.
+        "histogram": _histogram(ordered),
+    }
+
+
+def _histogram(ordered: list[float], buckets: int = 10) -> list[dict[str, float]]:
+    low, high = ordered[0], ordered[-1]
+    width = (high - low) / buckets or 1.0
+    counts = [0] * buckets
+    for value in ordered:
+        counts[min(buckets - 1, int((value - low) / width))] += 1
+    return [
+        {"from": round(low + i * width, 4), "to": round(low + (i + 1) * width, 4), "count": c}
+        for i, c in enumerate(counts)
+    ]
+
+
+def statistics(run: Run) -> dict[str, Any]:
+    """Errors by code, cost and response times per profile, rule pass rates: what the charts draw."""
+    body: dict[str, Any] = {"kind": run.kind, "usage": run.usage, "cost_usd": run.cost_usd}
+    if run.kind == Run.Kind.SENSEI:
+        rows = list(
+            Conversation.objects.filter(run=run).values("profile", "record", "has_errors", "cost_usd")
+        )
+        errors: Counter[int] = Counter(e["code"] for row in rows for e in row["record"].get("errors", []))
+        per_profile: dict[str, dict[str, Any]] = defaultdict(
+            lambda: {"conversations": 0, "with_errors": 0, "cost_usd": 0.0}
+        )
+        for row in rows:
+            entry = per_profile[row["profile"]]
+            entry["conversations"] += 1
+            entry["with_errors"] += int(row["has_errors"])
+            entry["cost_usd"] = round(entry["cost_usd"] + (row["cost_usd"] or 0.0), 6)
+        body.update(
+            conversations=len(rows),
+            with_errors=sum(int(row["has_errors"]) for row in rows),
+            errors_by_code=[
+                {"code": c, "name": _error_name(c), "count": n} for c, n in sorted(errors.items())
+            ],
+            profiles=[{"profile": name, **entry} for name, entry in sorted(per_profile.items())],
+            response_times=_distribution(_response_times([row["record"] for row in rows])),
+        )
+    elif run.kind == Run.Kind.CHECK:
+        results = list(RuleResult.objects.filter(run=run))
+        body["rules"] = [
+            {
+                "name": r.name,
+                "status": r.status,
+                "checks": r.checks,
+                "passed": r.passed,
+                "failed": r.failed,
+                "not_applicable": r.not_applicable,
+                "errors": r.errors,
+                "pass_rate": round(r.passed / (r.passed + r.failed + r.errors), 4)
+                if (r.passed + r.failed + r.errors)
+                else None,
+            }
+            for r in results
+        ]
+    return body
+
+
+def _run_json(run: Run) -> dict[str, Any]:
+    from runs.serializers import RunSerializer
+
+    document: dict[str, Any] = {"run": RunSerializer(run).data, "statistics": statistics(run)}
+    if run.kind == Run.Kind.SENSEI:
+        document["conversations"] = [row.record for row in Conversation.objects.filter(run=run)]
+    if run.kind == Run.Kind.CHECK:
+        document["rules"] = [result.report for result in RuleResult.objects.filter(run=run)]
+    return document
+
+
+def _csv(run: Run) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    if run.kind == Run.Kind.CHECK:
+        writer.writerow(["rule", "status", "checks", "passed", "failed", "not_applicable", "errors"])
+        for r in RuleResult.objects.filter(run=run):
+            writer.writerow([r.name, r.status, r.checks, r.passed, r.failed, r.not_applicable, r.errors])
+        return out.getvalue()
+    writer.writerow(
+        ["conversation", "profile", "index", "turns", "errors", "duration_s", "cost_usd", "inputs", "outputs"]
+    )
+    for row in Conversation.objects.filter(run=run):
+        record = row.record
+        writer.writerow(
+            [
+                record.get("id"),
+                row.profile,
+                row.index,
+                row.turns,
+                " ".join(map(str, row.error_codes)),
+                row.duration_s,
+                row.cost_usd,
+                json.dumps(record.get("inputs", {})),
+                json.dumps(record.get("outputs", {})),
+            ]
+        )
+    return out.getvalue()
+
+
+def _junit(run: Run) -> str:
+    suite = ET.Element("testsuite", name=f"parley-{run.kind}-{run.pk}")
+    cases = 0
+    failures = 0
+    if run.kind == Run.Kind.CHECK:
+        for r in RuleResult.objects.filter(run=run):
+            case = ET.SubElement(suite, "testcase", classname="rules", name=r.name)
+            cases += 1
+            if r.status in ("failed", "error"):
+                failures += 1
+                reasons = [item.get("reason") or "" for item in r.report.get("results", [])][:20]
+                ET.SubElement(
+                    case, "failure", message=f"{r.failed} failed, {r.errors} errors"
+                ).text = "\n".join(reasons)
+    else:
+        for row in Conversation.objects.filter(run=run):
+            case = ET.SubElement(suite, "testcase", classname=row.profile, name=f"conversation {row.index}")
+            cases += 1
+            if row.has_errors:
+                failures += 1
+                messages = [f"{e['code']}: {e['message']}" for e in row.record.get("errors", [])]
+                ET.SubElement(case, "failure", message=messages[0] if messages else "error").text = "\n".join(
+                    messages
+                )
+    suite.set("tests", str(cases))
+    suite.set("failures", str(failures))
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True)
+
+
+def render(run: Run, fmt: str) -> tuple[str, str, str]:
+    """(body, content type, file extension)."""
+    if fmt == "json":
+        return json.dumps(_run_json(run), indent=2, default=str), "application/json", "json"
+    if fmt == "csv":
+        return _csv(run), "text/csv; charset=utf-8", "csv"
+    return _junit(run), "application/xml", "xml"

@@ -1,0 +1,142 @@
+"""How a running engine talks to the database: events, progress, usage, heartbeat, and cancellation.
+
+`RunRecorder` implements both engines' reporter interfaces and writes `RunEvent` rows and the run's live fields.
+Usage is accumulated in memory and written with the next event. `RunCancel` answers the engines' "should I
+stop?" from the run's `cancel_requested` flag, asking the database at most once a second. Both may be called from
+SENSEI's worker threads, so shared state sits behind a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from django.db.models import F
+from django.utils import timezone
+
+from engine.conversation import ConversationRecord, Turn
+from runs.models import Run, RunEvent
+
+MAX_TEXT = 4000  # one chatbot message in the live log; the full transcript is stored elsewhere
+
+
+class RunCancel:
+    """Satisfies TRACER's `is_set()` and SENSEI's `cancelled`/`cancel()`."""
+
+    def __init__(self, run_id: int, *, interval_s: float = 1.0) -> None:
+        self.run_id = run_id
+        self.interval_s = interval_s
+        self._checked_at = 0.0
+        self._set = False
+        self._lock = threading.Lock()
+
+    def is_set(self) -> bool:
+        with self._lock:
+            if not self._set and time.monotonic() - self._checked_at >= self.interval_s:
+                self._checked_at = time.monotonic()
+                self._set = Run.objects.filter(pk=self.run_id, cancel_requested=True).exists()
+            return self._set
+
+    @property
+    def cancelled(self) -> bool:
+        return self.is_set()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._set = True
+
+
+class RunRecorder:
+    """Reporter for TRACER (stage/progress/message/functionality/usage/warning) and SENSEI (RunReporter hooks)."""
+
+    def __init__(self, run_id: int) -> None:
+        self.run_id = run_id
+        self._lock = threading.Lock()
+        self._usage = {
+            "calls": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cost_usd": 0.0,
+            "unpriced_calls": 0,
+        }
+        self._usage_dirty = False
+
+    # -- writing ---------------------------------------------------------------------------------------------
+    def event(self, type_: str, data: dict[str, Any], *, owner_only: bool = False, **run_fields: Any) -> None:
+        visibility = RunEvent.Visibility.OWNER if owner_only else RunEvent.Visibility.PUBLIC
+        RunEvent.objects.create(run_id=self.run_id, type=type_, visibility=visibility, data=data)
+        self.touch(**run_fields)
+
+    def touch(self, **run_fields: Any) -> None:
+        with self._lock:
+            if self._usage_dirty:
+                run_fields["usage"] = dict(self._usage)
+                run_fields["cost_usd"] = round(self._usage["cost_usd"], 6)
+                self._usage_dirty = False
+        Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now(), **run_fields)
+
+    # -- TRACER ------------------------------------------------------------------------------------------------
+    def stage(self, stage: str) -> None:
+        self.event(RunEvent.Type.STAGE, {"stage": stage}, stage=stage)
+
+    def progress(self, sessions_done: int, sessions_total: int) -> None:
+        self.event(
+            RunEvent.Type.PROGRESS,
+            {"done": sessions_done, "total": sessions_total},
+            progress_done=sessions_done,
+            progress_total=sessions_total,
+        )
+
+    def message(self, session: int, role: str, text: str) -> None:
+        self.event(RunEvent.Type.MESSAGE, {"session": session, "role": role, "text": text[:MAX_TEXT]})
+
+    def functionality(self, event: str, name: str, detail: str) -> None:
+        self.event(RunEvent.Type.FUNCTIONALITY, {"event": event, "name": name, "detail": detail})
+
+    def usage(self, record: dict[str, Any]) -> None:
+        with self._lock:
+            self._usage["calls"] += 1
+            self._usage["prompt_tokens"] += int(record.get("prompt_tokens") or 0)
+            self._usage["completion_tokens"] += int(record.get("completion_tokens") or 0)
+            cost = record.get("cost_usd")
+            if cost is None:
+                self._usage["unpriced_calls"] += 1
+            else:
+                self._usage["cost_usd"] += float(cost)
+            self._usage_dirty = True
+
+    def warning(self, text: str) -> None:
+        self.event(RunEvent.Type.WARNING, {"text": text})
+
+    def log(self, text: str) -> None:
+        self.event(RunEvent.Type.LOG, {"text": text}, owner_only=True)
+
+    # -- SENSEI (engine.sensei.executor.RunReporter) -------------------------------------------------------------
+    def profile_planned(self, profile: Any, planned: Any) -> None:
+        count = len(planned.conversations)
+        self.event(
+            RunEvent.Type.LOG, {"text": f"{profile.name}: {count} conversation(s) to run"}, owner_only=True
+        )
+
+    def conversation_started(self, profile: Any, planned: Any) -> None:
+        self.touch()
+
+    def turn(self, record: ConversationRecord, turn: Turn) -> None:
+        self.event(
+            RunEvent.Type.MESSAGE,
+            {
+                "conversation": record.id,
+                "profile": record.profile,
+                "role": turn.role,
+                "text": turn.text[:MAX_TEXT],
+            },
+        )
+
+    def conversation_finished(self, record: ConversationRecord) -> None:
+        codes = record.error_codes
+        self.event(
+            RunEvent.Type.CONVERSATION,
+            {"conversation": record.id, "profile": record.profile, "index": record.index, "errors": codes},
+            progress_done=F("progress_done") + 1,
+        )

@@ -1,0 +1,82 @@
+"""Crash recovery and scale-out with real workers: a killed worker process does not cost a TRACER run its
+finished sessions, and two workers on one queue run every run exactly once."""
+
+import os
+import signal
+
+import pytest
+
+from engine.llm.testing.fake_server import running_fake_server
+from parley.celery import app
+from runs.models import Conversation, Run, RunEvent
+from tests.conftest import wait_for, worker_process
+from tests.test_platform_runs import PROFILE, finished, start
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def project(auth_api):
+    with running_fake_server(latency_s=0.2) as server:
+        key = auth_api.post(
+            "/api/keys/",
+            {"name": "fake", "provider": "openai-compatible", "base_url": server.base_url, "key": "sk-test"},
+            format="json",
+        ).json()
+        connector = auth_api.post(
+            "/api/connectors/",
+            {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}},
+            format="json",
+        ).json()
+        body = {
+            "name": "Pizza",
+            "connector": connector["id"],
+            "llm_key": key["id"],
+            "exploration_model": "fake-model",
+        }
+        yield auth_api.post("/api/projects/", body, format="json").json()
+
+
+def _worker_pid_running(run_id):
+    for tasks in (app.control.inspect(timeout=1.0).active() or {}).values():
+        for task in tasks:
+            if task.get("args") in ([run_id], (run_id,)) or str(task.get("args")) == f"[{run_id}]":
+                return task.get("worker_pid")
+    return None
+
+
+def _session_one_messages(run_id):
+    return RunEvent.objects.filter(run_id=run_id, type="message", data__session=1).count()
+
+
+def test_a_tracer_run_whose_worker_process_is_killed_resumes_without_repeating_sessions(
+    celery_worker, auth_api, project
+):
+    run_id = start(auth_api, project, kind="tracer", sessions=4, turns=3).json()["id"]
+    assert wait_for(lambda: Run.objects.get(pk=run_id).progress_done >= 2, seconds=120)
+    before = _session_one_messages(run_id)
+    pid = wait_for(lambda: _worker_pid_running(run_id), seconds=10)
+    assert pid, "could not find the worker process running the run"
+    os.kill(pid, signal.SIGKILL)
+
+    run = finished(auth_api, run_id, seconds=180)
+    assert run["status"] == "succeeded", run
+    assert Run.objects.get(pk=run_id).attempts == 1
+    assert run["result"]["resumed"] is True
+    assert _session_one_messages(run_id) == before  # session 1 was not explored again
+
+
+def test_two_workers_on_one_queue_run_six_runs_each_exactly_once(celery_worker, auth_api, project):
+    one_conversation = PROFILE.replace("data: [small, medium, large]", "data: [small]")
+    profile = auth_api.post(
+        f"/api/projects/{project['id']}/profiles/", {"text": one_conversation}, format="json"
+    ).json()
+    with worker_process("second-worker"):
+        ids = [
+            start(auth_api, project, kind="sensei", profiles=[profile["id"]]).json()["id"] for _ in range(6)
+        ]
+        runs = [finished(auth_api, run_id, seconds=240) for run_id in ids]
+    assert [run["status"] for run in runs] == ["succeeded"] * 6
+    for run_id in ids:
+        assert Conversation.objects.filter(run_id=run_id).count() == 1
+        assert Run.objects.get(pk=run_id).attempts == 0

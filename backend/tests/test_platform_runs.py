@@ -1,0 +1,170 @@
+"""TRACER, SENSEI and check runs end to end: the API enqueues, a real Celery worker on real RabbitMQ runs the
+engines against the fake OpenAI-compatible server and the in-process pizza bot, and PostgreSQL holds the results."""
+
+import time
+
+import pytest
+
+from engine.llm.testing.fake_server import running_fake_server
+from runs.models import Artefact, Conversation, RuleResult, Run
+from tests.conftest import wait_for
+from tests.test_workspace_api import PROFILE
+from workspace.models import Profile
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+RULE = """\
+name: the_bot_answers
+description: every conversation gets at least one answer from the chatbot
+conversations: 1
+then: len(chatbot_phrases) > 0
+"""
+
+
+@pytest.fixture
+def fake_llm():
+    with running_fake_server(latency_s=0.05) as server:
+        yield server
+
+
+@pytest.fixture
+def project(auth_api, fake_llm):
+    key = auth_api.post(
+        "/api/keys/",
+        {"name": "fake", "provider": "openai-compatible", "base_url": fake_llm.base_url, "key": "sk-test"},
+        format="json",
+    ).json()
+    connector = auth_api.post(
+        "/api/connectors/", {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}, format="json"
+    ).json()
+    body = {
+        "name": "Pizza",
+        "connector": connector["id"],
+        "llm_key": key["id"],
+        "exploration_model": "fake-model",
+        "profile_model": "fake-model",
+    }
+    response = auth_api.post("/api/projects/", body, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+def start(api, project, **body):
+    return api.post(f"/api/projects/{project['id']}/runs/", body, format="json")
+
+
+def finished(api, run_id, seconds=120):
+    def done():
+        run = api.get(f"/api/runs/{run_id}/").json()
+        return run if run["status"] not in ("queued", "running") else None
+
+    return wait_for(done, seconds=seconds, interval=0.3)
+
+
+def test_a_tracer_run_explores_files_artefacts_and_profiles(celery_worker, auth_api, project):
+    response = start(auth_api, project, kind="tracer", sessions=2, turns=3)
+    assert response.status_code == 201, response.json()
+    run = finished(auth_api, response.json()["id"])
+    assert run and run["status"] == "succeeded", run
+    assert run["progress"] == {"done": 2, "total": 2}
+    assert run["usage"]["calls"] > 0
+    names = set(Artefact.objects.filter(run_id=run["id"]).values_list("name", flat=True))
+    assert names == {"model", "report", "graph", "transcripts", "usage"}
+    report = auth_api.get(f"/api/runs/{run['id']}/artefacts/report/").json()["content"]
+    assert "#" in report
+    events = auth_api.get(f"/api/runs/{run['id']}/events/").json()["results"]
+    assert any(e["type"] == "message" and e["data"]["role"] == "chatbot" for e in events)
+    assert (
+        Profile.objects.filter(source_run_id=run["id"], origin="tracer").count() == run["result"]["profiles"]
+    )
+
+
+def test_a_sensei_run_stores_each_conversation_as_it_finishes(celery_worker, auth_api, project, fake_llm):
+    profile = auth_api.post(
+        f"/api/projects/{project['id']}/profiles/", {"text": PROFILE}, format="json"
+    ).json()
+    assert profile["valid"], profile["problems"]
+    fake_llm.latency_s = 0.25  # slow enough to watch the conversations arrive one by one
+    run_id = start(auth_api, project, kind="sensei", profiles=[profile["id"]], concurrency=1, seed=3).json()[
+        "id"
+    ]
+    seen_while_running = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        run = auth_api.get(f"/api/runs/{run_id}/").json()
+        if run["status"] == "running":
+            seen_while_running.add(Conversation.objects.filter(run_id=run_id).count())
+        elif run["status"] not in ("queued",):
+            break
+        time.sleep(0.1)
+    assert run["status"] == "succeeded", run
+    assert Conversation.objects.filter(run_id=run_id).count() == 3
+    assert seen_while_running & {1, 2}, f"conversations were not stored one by one: {seen_while_running}"
+    listing = auth_api.get(f"/api/runs/{run_id}/conversations/").json()
+    detail = auth_api.get(f"/api/runs/{run_id}/conversations/{listing['results'][0]['id']}/").json()
+    assert detail["record"]["turns"][0]["text"]
+    stats = auth_api.get(f"/api/runs/{run_id}/stats/").json()
+    assert stats["conversations"] == 3 and stats["response_times"]["count"] > 0
+    junit = auth_api.get(f"/api/runs/{run_id}/export/junit/")
+    assert junit.status_code == 200 and b'tests="3"' in junit.content
+
+    rule = auth_api.post(f"/api/projects/{project['id']}/rules/", {"text": RULE}, format="json").json()
+    check = start(auth_api, project, kind="check", sensei_runs=[run_id], rules=[rule["id"]])
+    assert check.status_code == 201, check.json()
+    checked = finished(auth_api, check.json()["id"])
+    assert checked["status"] == "succeeded", checked
+    result = RuleResult.objects.get(run_id=checked["id"])
+    assert (result.name, result.checks, result.passed) == ("the_bot_answers", 3, 3)
+
+
+def test_a_running_tracer_run_can_be_cancelled(celery_worker, auth_api, project, fake_llm):
+    fake_llm.latency_s = 0.3
+    run_id = start(auth_api, project, kind="tracer", sessions=20, turns=10).json()["id"]
+    assert wait_for(lambda: Run.objects.get(pk=run_id).status == "running", seconds=60)
+    assert auth_api.post(f"/api/runs/{run_id}/cancel/").status_code == 202
+    run = finished(auth_api, run_id, seconds=60)
+    assert run["status"] == "cancelled", run
+
+
+def test_a_queued_run_can_be_cancelled_and_a_second_cancel_changes_nothing(auth_api, project):
+    run_id = start(auth_api, project, kind="tracer", sessions=1, turns=2).json()[
+        "id"
+    ]  # no worker: stays queued
+    first = auth_api.post(f"/api/runs/{run_id}/cancel/").json()
+    second = auth_api.post(f"/api/runs/{run_id}/cancel/").json()
+    assert first["status"] == second["status"] == "cancelled"
+    assert first["finished_at"] == second["finished_at"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"kind": "tracer", "sessions": 2, "turns": 99}, "turns"),
+        ({"kind": "tracer", "sessions": 0, "turns": 3}, "sessions"),
+        ({"kind": "tracer"}, "sessions"),
+        ({"kind": "sensei", "profiles": []}, "profiles"),
+        ({"kind": "check", "sensei_runs": [999999]}, "sensei_runs"),
+        ({"kind": "party"}, "kind"),
+    ],
+)
+def test_invalid_requests_are_refused_before_anything_is_queued(auth_api, project, body, field):
+    response = start(auth_api, project, **body)
+    assert response.status_code == 400
+    assert field in response.json()["fields"]
+    assert not Run.objects.filter(project_id=project["id"]).exists()
+
+
+def test_an_invalid_profile_cannot_be_run(auth_api, project):
+    bad = auth_api.post(
+        f"/api/projects/{project['id']}/profiles/", {"text": "test_name: x\n"}, format="json"
+    ).json()
+    response = start(auth_api, project, kind="sensei", profiles=[bad["id"]])
+    assert response.status_code == 400
+    assert "Fix these profiles first" in response.json()["fields"]["profiles"][0]
+
+
+def test_a_project_without_a_key_cannot_explore(auth_api, project):
+    auth_api.patch(f"/api/projects/{project['id']}/", {"llm_key": None}, format="json")
+    response = start(auth_api, project, kind="tracer", sessions=1, turns=2)
+    assert response.status_code == 400
+    assert "no LLM key" in response.json()["detail"]
