@@ -21,6 +21,17 @@ function run(status: RunStatus): Run {
     trigger_source: "api",
     wait_seconds: status === "queued" ? null : 1,
     duration_seconds: status === "succeeded" ? 1 : null,
+    stage: "",
+    progress: { done: 0, total: 0 },
+    counters: {},
+    project: null,
+    project_name: null,
+    params: {},
+    usage: {},
+    cost_usd: null,
+    owner_name: "User 1",
+    is_owner: true,
+    cancel_requested: false,
   };
 }
 
