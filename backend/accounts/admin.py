@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import BaseUserCreationForm, UserChangeForm
 
-from accounts.models import User
+from accounts.models import LLMKey, User
 
 
 class UserCreationForm(BaseUserCreationForm):
@@ -33,3 +33,11 @@ class UserAdmin(DjangoUserAdmin):
         ("Dates", {"fields": ("last_login", "date_joined")}),
     )
     add_fieldsets = ((None, {"classes": ("wide",), "fields": ("email", "password1", "password2")}),)
+
+
+@admin.register(LLMKey)
+class LLMKeyAdmin(admin.ModelAdmin):
+    list_display = ("name", "provider", "hint", "owner", "last_check_ok")
+    search_fields = ("name", "owner__email")
+    exclude = ("encrypted_key",)  # never shown, not even encrypted
+    readonly_fields = ("hint", "last_checked_at", "last_check_ok", "last_check_message")
