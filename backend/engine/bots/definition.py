@@ -37,6 +37,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from engine.bots.formula import FormulaError, Node, names_used, parse_formula
 from engine.bots.phrases import KEYS as PHRASE_KEYS
 from engine.errors import ParleyError
+from engine.yamldata import plain
 
 SLOT_TYPES = ("enum", "int", "float", "date", "time", "string", "email", "phone")
 LANGUAGES = ("en", "es")
@@ -245,20 +246,6 @@ class BotDefinition(_Model):
 # --------------------------------------------------------------------------------------------------- loading
 
 
-def _plain(node: Any) -> Any:
-    if isinstance(node, dict):
-        return {str(key): _plain(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_plain(item) for item in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    return str(node)
-
-
 Locate = Callable[[tuple[str | int, ...]], int | None]
 
 
@@ -292,12 +279,12 @@ def format_path(path: tuple[str | int, ...]) -> str:
 def load_definition_text(text: str, *, source: str) -> BotDefinition:
     """Parse YAML text into a validated definition; every problem is a DefinitionError naming `source`."""
     document = _read(text, source)
-    return parse_definition(_plain(document), source=source, locate=_locator(document))
+    return parse_definition(plain(document), source=source, locate=_locator(document))
 
 
 def definition_data(text: str, *, source: str) -> dict[str, Any]:
     """The YAML text as plain JSON-like data (what mutation operators rewrite)."""
-    data = _plain(_read(text, source))
+    data = plain(_read(text, source))
     assert isinstance(data, dict)
     return data
 

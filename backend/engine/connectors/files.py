@@ -18,23 +18,9 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from engine.connectors.errors import ConnectorConfigError
 from engine.connectors.registry import ConnectorConfig, get_technology, validate_config
 from engine.connectors.technology import Location
+from engine.yamldata import plain
 
 MAX_FILE_BYTES = 1_000_000
-
-
-def _plain(node: Any) -> Any:
-    """ruamel's round-trip containers and scalars as plain JSON-like Python values."""
-    if isinstance(node, dict):
-        return {str(key): _plain(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_plain(item) for item in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    return str(node)
 
 
 def _locator(root: CommentedMap) -> Any:
@@ -77,7 +63,7 @@ def parse_connector_yaml(text: str, *, source: str = "connector file") -> Connec
         )
     locate = _locator(document)
     try:
-        config = ConnectorConfig.from_mapping(_plain(document))
+        config = ConnectorConfig.from_mapping(plain(document))
         get_technology(config.technology)
     except ConnectorConfigError as exc:
         line, column = locate(("technology",)) or (None, None)

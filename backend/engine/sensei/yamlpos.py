@@ -15,25 +15,11 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from engine.sensei.problems import Problem
+from engine.yamldata import plain
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
 Locator = Callable[[Sequence[str | int]], Position | None]
-
-
-def plain(node: Any) -> Any:
-    """ruamel's containers and scalar subclasses as plain dicts, lists, str, int, float, bool, None."""
-    if isinstance(node, dict):
-        return {str(key): plain(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [plain(item) for item in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    return str(node)
 
 
 def _locator(root: Any) -> Locator:
