@@ -277,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
             "web",
             f"{bin_dir}/gunicorn parley.wsgi:application --bind {bind} "
             f"--workers {env.get('GUNICORN_WORKERS', '2')} "
-            "--forwarded-allow-ips 127.0.0.1 --access-logfile - --graceful-timeout 5",
+            # --preload: import Django and the engines once, before forking, so no worker answers its first
+            # request seconds late (the engines' imports are heavy).
+            "--preload --forwarded-allow-ips 127.0.0.1 --access-logfile - --graceful-timeout 5",
             env=env,
             cwd=str(BACKEND_DIR),
         )
