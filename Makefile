@@ -12,7 +12,7 @@ SPA_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 E2E_PORT := 8091
 E2E_LLM_PORT := 8093
 
-.PHONY: help run dev test lint test-backend test-frontend test-e2e e2e-stack schema install nginx up down clean
+.PHONY: help run dev test lint test-backend test-frontend test-e2e e2e-stack schema install nginx up down clean bench
 
 help:
 	@echo "make run    set everything up and serve the platform at http://localhost:8080 (Ctrl-C stops it)"
@@ -20,6 +20,7 @@ help:
 	@echo "make dev    autoreloading Django + Vite dev server behind nginx (nginx/nginx.dev.conf)"
 	@echo "make lint   ruff, mypy (engine/), ESLint and tsc"
 	@echo "make schema regenerate the OpenAPI schema and the frontend's typed client"
+	@echo "make bench  the performance benchmarks (fake LLM server, reference bots); one JSON line each"
 	@echo "make up / make down   docker compose (production stack)"
 
 # --- installation (re-runs only when the dependency files change) ---------------------------------------------
@@ -83,6 +84,9 @@ schema: $(BACKEND_STAMP) $(FRONTEND_STAMP)
 	cd backend && DJANGO_SETTINGS_MODULE=parley.settings_test .venv/bin/python manage.py spectacular \
 	  --validate --fail-on-warn --format openapi-json --file ../frontend/src/api/openapi.json
 	cd frontend && npm run gen:api
+
+bench: $(BACKEND_STAMP)
+	cd backend && .venv/bin/python benchmarks/run_all.py
 
 # --- docker ------------------------------------------------------------------------------------------------------
 up:

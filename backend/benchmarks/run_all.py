@@ -1,0 +1,57 @@
+"""Every benchmark that runs without the platform, one JSON line each (what `make bench` calls).
+
+    cd backend && .venv/bin/python benchmarks/run_all.py [--quick]
+
+SENSEI throughput (1/4/8/16), TRACER calls and time for 10 x 8, SENSEI-check rules per second over 1,000
+conversations, peak memory of a 100-conversation SENSEI run and a 10 x 8 TRACER run. The API latency and
+worker-overhead figures need the running stack: see `api_latency.py`. `--quick` shrinks the runs (CI smoke).
+Exit 1 when a benchmark misses its target.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    tracer = ["--sessions", "3", "--turns", "4"] if args.quick else []
+    commands = [
+        ["sensei_throughput.py", *(["--per-worker", "1", "--latency", "0.1"] if args.quick else [])],
+        ["tracer_calls.py", "--json", *tracer],
+        ["check_rules.py", *(["--conversations", "200"] if args.quick else [])],
+        ["memory.py"],
+    ]
+    if args.quick:
+        commands.pop()  # memory needs the full-size runs to mean anything
+    failed = False
+    for command in commands:
+        done = subprocess.run(  # noqa: S603 - this interpreter and our own scripts
+            [sys.executable, str(HERE / command[0]), *command[1:]],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode not in (0, 1) or not done.stdout.strip():
+            sys.stderr.write(done.stderr)
+            failed = True
+            continue
+        failed |= done.returncode == 1
+        text = done.stdout.strip()
+        data = json.loads(text) if command[0] == "tracer_calls.py" else json.loads(text.splitlines()[-1])
+        if command[0] == "tracer_calls.py":
+            data = {"benchmark": "tracer_calls", **data}
+        sys.stdout.write(json.dumps(data) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""`BenchConfig`: every knob of a bench run, passed in by the caller (CLI, worker, test), never read from env.
+
+The bench runs TRACER on each original bot, then SENSEI with the profiles TRACER generated on the original
+(`repeats` times, for the false-alarm rate) and on the selected mutants of each bot. `provider`, `model` and
+`temperature` are not used to build anything here (the caller's `llm_factory` does that); they are recorded
+with every figure, because mutation scores are not comparable across models.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class BenchConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    bots: tuple[str, ...] = Field(
+        default=("pizza", "bike", "photography", "veterinary"), min_length=1, description="reference bot ids"
+    )
+    sessions: int = Field(default=10, ge=1, le=200, description="TRACER exploration sessions")
+    turns: int = Field(default=8, ge=2, le=100, description="TRACER explorer messages per session")
+    mutants_per_operator: int = Field(
+        default=2, ge=0, description="mutants drawn at random per operator and bot (all when fewer exist)"
+    )
+    operators: tuple[str, ...] | None = Field(
+        default=None, description="mutation operators to draw from (None: all of them)"
+    )
+    mutants: dict[str, tuple[str, ...]] | None = Field(
+        default=None,
+        description="explicit mutant ids per bot; replaces the random draw for the bots it names",
+    )
+    repeats: int = Field(
+        default=5, ge=1, le=100, description="SENSEI runs on each original bot (false alarms)"
+    )
+    concurrency: int = Field(default=4, ge=1, le=64, description="SENSEI conversations at once")
+    seed: int = Field(default=0, description="seeds the mutant draw, TRACER and SENSEI")
+    today: date | None = Field(default=None, description="the bots' reference date (None: today)")
+    output_dir: Path | None = Field(default=None, description="bench.json, bench.md, rules/, profiles/")
+
+    # Recorded with every figure (not used to build the LLM clients).
+    provider: str | None = None
+    model: str | None = None
+    temperature: float | None = Field(default=None, description="None: the provider's default")

@@ -1,0 +1,90 @@
+"""The bot under test, in process, with its coverage recorded: `CoveredBot(definition, logs)`.
+
+Like `engine.bots.connector.BotConnector` (the `demo` technology) but built from a `BotDefinition`, so that it
+serves originals, generated mutants and mutants a caller made (the bench test's deliberately equivalent one)
+alike, and it keeps the `CoverageLog` of every conversation it opens in a shared `CoverageLogs`. A bot crash
+becomes a `ChatbotHTTPError` with status 500, as the same bot served over HTTP would answer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from datetime import date
+
+from engine.bots.coverage import CoverageLog
+from engine.bots.definition import BotDefinition
+from engine.bots.runtime import BotCrash, BotRuntime, Reply
+from engine.connectors.base import BotReply, Button, Connector
+from engine.connectors.errors import ChatbotHTTPError
+
+
+class CoverageLogs:
+    """The coverage logs of every conversation of one phase (TRACER, or one SENSEI run), thread-safe."""
+
+    def __init__(self) -> None:
+        self._logs: list[CoverageLog] = []
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+
+    def new_id(self, prefix: str) -> str:
+        with self._lock:
+            return f"{prefix}-{next(self._ids)}"
+
+    def add(self, log: CoverageLog) -> None:
+        with self._lock:
+            self._logs.append(log)
+
+    @property
+    def logs(self) -> list[CoverageLog]:
+        with self._lock:
+            return list(self._logs)
+
+
+class CoveredBot(Connector):
+    technology = "demo"
+
+    def __init__(
+        self, definition: BotDefinition, logs: CoverageLogs, *, today: date, label: str = "bench"
+    ) -> None:
+        self.definition = definition
+        self.logs = logs
+        self.today = today
+        self.label = label
+        self._runtime: BotRuntime | None = None
+        self._greeting: BotReply | None = None
+
+    def new_conversation(self) -> None:
+        runtime = BotRuntime(self.definition, conversation_id=self.logs.new_id(self.label), today=self.today)
+        self.logs.add(runtime.coverage)
+        self._runtime = runtime
+        opening = runtime.start()
+        self._greeting = _reply(opening, 0.0) if opening.messages else None
+
+    def greeting(self) -> BotReply | None:
+        if self._runtime is None:
+            self.new_conversation()
+        return self._greeting
+
+    def send(self, text: str) -> BotReply:
+        if self._runtime is None:
+            self.new_conversation()
+        assert self._runtime is not None
+        started = time.perf_counter()
+        try:
+            reply = self._runtime.reply(text)
+        except BotCrash as exc:
+            raise ChatbotHTTPError(
+                f"The bot {self.definition.bot} failed: {exc.user_message}", status=500
+            ) from None
+        return _reply(reply, time.perf_counter() - started)
+
+
+def _reply(reply: Reply, latency: float) -> BotReply:
+    return BotReply(
+        messages=list(reply.messages),
+        buttons=[Button(label=b, value=b) for b in reply.buttons],
+        raw={"messages": list(reply.messages), "buttons": list(reply.buttons)},
+        latency_s=latency,
+    )

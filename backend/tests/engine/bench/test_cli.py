@@ -1,0 +1,76 @@
+"""`parley bench` over HTTP: the fake OpenAI-compatible server on 127.0.0.1 plays TRACER and SENSEI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from commands import bench as bench_command
+from engine.llm.testing.fake_server import running_fake_server
+
+from .conftest import sensei_script, tracer_script
+
+
+def _main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="parley")
+    bench_command.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return int(args.handler(args))
+
+
+def test_cli_bench_writes_the_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PARLEY_EGRESS_ALLOW", "127.0.0.1")
+    monkeypatch.setenv("PARLEY_API_KEY", "sk-fake")
+    out = tmp_path / "bench"
+    script = {**tracer_script("bike"), **sensei_script("bike")}
+    with running_fake_server(script) as server:
+        code = _main(
+            [
+                "bench",
+                "--bots",
+                "bike",
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                server.base_url,
+                "--model",
+                "fake-model",
+                "-s",
+                "2",
+                "-n",
+                "3",
+                "--repeats",
+                "1",
+                "--concurrency",
+                "1",
+                "--mutant",
+                "bike:crash-on-value-1",
+                "--out",
+                str(out),
+                "--json",
+                str(tmp_path / "summary.json"),
+            ]
+        )
+    assert code == 0, capsys.readouterr().err
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["killed"] == 1
+    assert summary["mutation_score"] == 100.0
+    data = json.loads((out / "bench.json").read_text())
+    assert data["config"]["model"] == "fake-model"
+    assert data["overall"]["usage"]["calls"] > 0
+    assert (out / "bench.md").exists()
+    assert "mutation score 100.0 %" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--bots", "nosuchbot"], ["--operators", "no-such-operator"], ["--mutant", "bike"]],
+)
+def test_cli_bench_usage_errors(tmp_path: Path, extra: list[str]) -> None:
+    argv = ["bench", "--provider", "openai", "--api-key", "sk-x", "--out", str(tmp_path), *extra]
+    assert _main(argv) == 2
