@@ -32,9 +32,9 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 def seed_database(
-    runs: int = 10_000, conversations: int = 100_000, username: str = "bench-api", batch: int = 2_000
+    runs: int = 10_000, conversations: int = 100_000, email: str = "bench-api@example.com", batch: int = 2_000
 ) -> str:
-    """Insert `runs` SENSEI runs and `conversations` conversations for `username`; return an API token.
+    """Insert `runs` SENSEI runs and `conversations` conversations for the user `email`; return an API token.
 
     Call with DJANGO_SETTINGS_MODULE set and Django set up (`manage.py shell` does both)."""
     import django
@@ -46,7 +46,7 @@ def seed_database(
     from runs.models import Conversation, Run
     from workspace.models import Connector, Project
 
-    user, _ = get_user_model().objects.get_or_create(username=username)
+    user, _ = get_user_model().objects.get_or_create(email=email)
     connector, _ = Connector.objects.get_or_create(
         owner=user, name="bench demo bot", defaults={"technology": "demo", "params": {"bot": "pizza"}}
     )
