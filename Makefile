@@ -57,12 +57,11 @@ dev: $(BACKEND_STAMP) $(FRONTEND_STAMP) nginx
 # The full stack on its own port, database and queue, for the browser tests (Playwright starts and stops it),
 # with the fake OpenAI-compatible server on $(E2E_LLM_PORT) standing in for an LLM provider.
 e2e-stack: $(BACKEND_STAMP) $(SPA)
-	cd backend && .venv/bin/python -m engine.llm.testing.fake_server --port $(E2E_LLM_PORT) --latency 0.05 & \
 	DATABASE_URL=postgres://postgres@127.0.0.1:5432/parley_e2e \
 	PARLEY_CELERY_QUEUE=parley-e2e-$$(date +%s) \
 	PARLEY_DATA_DIR=$(CURDIR)/var/e2e PARLEY_ENV_FILE=$(CURDIR)/var/e2e.env \
 	PARLEY_LOGIN_THROTTLE=1000/min PARLEY_SIGNUP_THROTTLE=1000/hour PARLEY_EGRESS_ALLOW=127.0.0.1 \
-	exec $(PY) -m parley.localrun --port $(E2E_PORT) --reset-db
+	$(PY) -m parley.localrun --port $(E2E_PORT) --reset-db --fake-llm-port $(E2E_LLM_PORT)
 
 # --- checks ------------------------------------------------------------------------------------------------------
 test: lint test-backend test-frontend test-e2e

@@ -12,7 +12,7 @@ const layerZones = [
   { target: "./src/components", from: ["./src/pages", "./src/app"] },
   { target: "./src/pages", from: ["./src/app"] },
   // Screens do not import each other; what two screens share belongs in components/ or api/.
-  ...["auth", "home", "account", "not-found"].map((page) => ({
+  ...["auth", "home", "account", "not-found", "setup", "keys", "connectors", "projects", "test-center"].map((page) => ({
     target: `./src/pages/${page}`,
     from: "./src/pages",
     except: [`./${page}`],

@@ -298,6 +298,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     if nginx:
         manager.add_process("nginx", f"{nginx} -c {conf} -g 'daemon off;'", env=env, cwd=str(runtime_dir))
+    if args.fake_llm_port:
+        manager.add_process(
+            "fake-llm",
+            f"{sys.executable} -m engine.llm.testing.fake_server --port {args.fake_llm_port} --latency 0.05",
+            env=env,
+            cwd=str(BACKEND_DIR),
+        )
     say(f"Parley is starting at {public_url}  (Ctrl-C stops everything)")
     manager.loop()
     return int(manager.returncode or 0)

@@ -5,6 +5,18 @@ export const paths = {
   account: "/account",
   signup: (next?: string | null) => withNext("/signup", next),
   login: (next?: string | null) => withNext("/login", next),
+  setup: "/setup",
+  keys: "/keys",
+  connectors: "/connectors",
+  newConnector: "/connectors/new",
+  connector: (id: number) => `/connectors/${String(id)}`,
+  projects: "/projects",
+  newProject: "/projects/new",
+  editProject: (id: number) => `/projects/${String(id)}/edit`,
+  testCenter: (projectId: number, runId?: number) =>
+    `/projects/${String(projectId)}` + (runId === undefined ? "" : `?run=${String(runId)}`),
+  newProfile: (projectId: number) => `/projects/${String(projectId)}/profiles/new`,
+  profile: (projectId: number, profileId: number) => `/projects/${String(projectId)}/profiles/${String(profileId)}`,
 } as const;
 
 function withNext(path: string, next?: string | null): string {

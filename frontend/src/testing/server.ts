@@ -1,4 +1,5 @@
 import { setupServer } from "msw/node";
 import { handlers } from "./handlers";
+import { workspaceHandlers } from "./workspace-handlers";
 
-export const server = setupServer(...handlers);
+export const server = setupServer(...handlers, ...workspaceHandlers);

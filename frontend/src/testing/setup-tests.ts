@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { tokenStore } from "../lib/token-store";
 import { db } from "./mock-db";
 import { server } from "./server";
+import { workspaceDb } from "./workspace-db";
 
 // Mantine reads the colour-scheme media query and observes element sizes; jsdom has neither.
 const noop = () => undefined;
@@ -33,6 +34,16 @@ class ResizeObserverStub {
 }
 window.ResizeObserver = ResizeObserverStub;
 window.HTMLElement.prototype.scrollIntoView = () => undefined;
+// Autosizing text areas listen for web fonts; CodeMirror measures text ranges. jsdom has neither.
+if (!("fonts" in document)) {
+  Object.defineProperty(document, "fonts", {
+    value: { addEventListener: noop, removeEventListener: noop, ready: Promise.resolve() },
+  });
+}
+const emptyRects = () =>
+  ({ length: 0, item: () => null, [Symbol.iterator]: [][Symbol.iterator] }) as unknown as DOMRectList;
+Range.prototype.getClientRects = emptyRects;
+Range.prototype.getBoundingClientRect = () => new DOMRect();
 
 const unhandledRequests: string[] = [];
 
@@ -49,6 +60,7 @@ afterEach(() => {
   cleanup();
   server.resetHandlers();
   db.reset();
+  workspaceDb.reset();
   tokenStore.clear("logout");
   notifications.clean();
   window.sessionStorage.clear();

@@ -1,0 +1,368 @@
+import { type APIRequestContext, expect, type Page, test, type TestInfo } from "@playwright/test";
+
+/**
+ * The dashboards against the real stack (nginx, gunicorn, Celery, PostgreSQL, RabbitMQ, the fake OpenAI-compatible
+ * LLM server and the built-in pizza bot): a TRACER run completes → its graph (a node clicked) and report → a
+ * generated profile edited → SENSEI on it → a conversation and the charts → a rule added, toggled and checked →
+ * the project made public → logged out, the public dashboards browsed.
+ *
+ * Set-up screens of the workspace (key, connector, project) are driven by `workspace.spec.ts`; here they are made
+ * through the API so that this test is about the dashboards. Each screen is saved as a screenshot.
+ */
+const FAKE_LLM_URL = process.env.PARLEY_FAKE_LLM_URL ?? "http://127.0.0.1:8093/v1";
+/** The fake server's control endpoints sit beside `/v1`. */
+const FAKE_LLM_CONTROL = FAKE_LLM_URL.replace(/\/v1\/?$/, "");
+const PASSWORD = "A long and unusual e2e passphrase 42";
+
+const SIZES = ["small", "medium", "large"];
+
+/**
+ * What the fake LLM answers, per caller tag (`engine/llm/testing/script.py`), so that TRACER finds the pizza bot's
+ * ordering steps in two categories, with a join (drinks follow either way of choosing a pizza), and writes two
+ * profiles that SENSEI can play. Unscripted tags get schema-valid sample answers.
+ */
+const LLM_SCRIPT: Record<string, unknown> = {
+  "tracer.probe": { json: { languages: ["English"], fallback: null } },
+  "tracer.explore": Array.from({ length: 8 }, () => [
+    "Order pizza and drinks",
+    "House pizza",
+    "large carbonara",
+    "Build your own",
+    "Questions about the shop",
+  ]).flat(),
+  "tracer.extract": [
+    {
+      json: {
+        functionalities: [
+          {
+            name: "show_main_menu",
+            description: "Greets the user and offers the main menu",
+            parameters: [],
+            outputs: [],
+          },
+          {
+            name: "choose_house_pizza",
+            description: "Asks for the size and the pizza from the menu",
+            parameters: [
+              { name: "size", description: "the pizza size", options: SIZES },
+              { name: "pizza", description: "the house pizza", options: ["margherita", "carbonara", "hawaiian"] },
+            ],
+            outputs: [],
+          },
+          {
+            name: "build_custom_pizza",
+            description: "Asks for the size and the toppings of a custom pizza",
+            parameters: [
+              { name: "size", description: "the pizza size", options: SIZES },
+              { name: "toppings", description: "the toppings", options: ["cheese", "ham", "olives"] },
+            ],
+            outputs: [],
+          },
+          {
+            name: "order_drinks",
+            description: "Offers drinks and confirms the order with its price",
+            parameters: [{ name: "drink", description: "the drink", options: ["coke", "lemonade", "water"] }],
+            outputs: [{ name: "price", description: "the total price of the order" }],
+          },
+          {
+            name: "answer_shop_questions",
+            description: "Answers questions about the shop",
+            parameters: [],
+            outputs: [],
+          },
+        ],
+      },
+    },
+    { json: { functionalities: [] } },
+  ],
+  "tracer.consolidate": { json: { verdicts: [] } },
+  "tracer.fallback": { json: { is_fallback: false } },
+  "tracer.classify": { json: { chatbot_type: "transactional" } },
+  "tracer.workflow": {
+    json: {
+      nodes: [
+        { name: "show_main_menu", parents: [], category: "Navigation" },
+        { name: "choose_house_pizza", parents: ["show_main_menu"], category: "Ordering" },
+        { name: "build_custom_pizza", parents: ["show_main_menu"], category: "Ordering" },
+        { name: "order_drinks", parents: ["choose_house_pizza", "build_custom_pizza"], category: "Ordering" },
+        { name: "answer_shop_questions", parents: ["show_main_menu"], category: "Navigation" },
+      ],
+    },
+  },
+  "tracer.group": {
+    json: {
+      profiles: [
+        {
+          name: "Pizza orderer",
+          role: "A customer who orders a house pizza and a drink.",
+          functionalities: ["choose_house_pizza", "order_drinks"],
+        },
+        {
+          name: "Curious customer",
+          role: "A customer with questions about the shop.",
+          functionalities: ["answer_shop_questions"],
+        },
+      ],
+    },
+  },
+  "tracer.profiles": {
+    json: {
+      goals: ["Ask for the available {{choice}} options", "Pick {{ choice }} and finish the order"],
+      variables: [{ name: "choice", source: "DS1", out_of_range: "something unusual" }],
+      context: ["You are in a hurry."],
+      outputs: [{ name: "confirmation", type: "string", description: "the final confirmation" }],
+    },
+  },
+  "sensei.user_turn": Array.from({ length: 60 }, () => [
+    "I want to order a pizza",
+    "House pizza",
+    "large <b>carbonara</b>",
+    "2",
+    "coke",
+  ]).flat(),
+  "sensei.extract": { json: { confirmation: "All done, thank you." } },
+};
+
+async function scriptFakeLlm(request: APIRequestContext) {
+  await request.post(`${FAKE_LLM_CONTROL}/_fake/reset`);
+  for (const [tag, replies] of Object.entries(LLM_SCRIPT)) {
+    const response = await request.post(`${FAKE_LLM_CONTROL}/_fake/script`, {
+      data: { tag, replies: Array.isArray(replies) ? replies : [replies] },
+    });
+    expect(response.ok(), `scripting ${tag}`).toBe(true);
+  }
+}
+
+test.afterAll(async ({ request }) => {
+  // Later tests get the fake server's default answers again.
+  await request.post(`${FAKE_LLM_CONTROL}/_fake/reset`);
+});
+
+function unique(prefix: string): string {
+  return `${prefix}-${String(Date.now())}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+async function snap(page: Page, testInfo: TestInfo, name: string) {
+  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
+}
+
+/** A small JSON API client with the browser session's token. */
+function apiClient(request: APIRequestContext, token: string) {
+  const headers = { Authorization: `Token ${token}` };
+  async function call<T>(method: "get" | "post" | "patch", url: string, data?: unknown): Promise<T> {
+    const response = await request[method](url, { headers, data });
+    expect(response.ok(), `${method.toUpperCase()} ${url}: ${await response.text()}`).toBe(true);
+    return (await response.json()) as T;
+  }
+  return {
+    get: <T>(url: string) => call<T>("get", url),
+    post: <T>(url: string, data: unknown) => call<T>("post", url, data),
+    patch: <T>(url: string, data: unknown) => call<T>("patch", url, data),
+  };
+}
+
+test("TRACER, SENSEI, rules and public dashboards on a live stack", async ({ page, request }, testInfo) => {
+  test.setTimeout(420_000);
+  await scriptFakeLlm(request);
+
+  // Sign up in the browser; the API calls below use the same session.
+  const email = `${unique("dashboards")}@example.com`;
+  await page.goto("/signup");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByLabel("Confirm password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("banner").getByText(email)).toBeVisible();
+  const token = await page.evaluate(() => window.sessionStorage.getItem("parley.token"));
+  expect(token).toBeTruthy();
+  const api = apiClient(request, token ?? "");
+
+  // Key → connector → project.
+  const key = await api.post<{ id: number }>("/api/keys/", {
+    name: "Fake LLM",
+    provider: "openai-compatible",
+    base_url: FAKE_LLM_URL,
+    key: "fake-key-0000",
+  });
+  const connector = await api.post<{ id: number }>("/api/connectors/", {
+    name: "Pizza bot",
+    technology: "demo",
+    params: { bot: "pizza" },
+  });
+  const projectName = unique("Pizza dashboards");
+  const project = await api.post<{ id: number }>("/api/projects/", {
+    name: projectName,
+    connector: connector.id,
+    llm_key: key.id,
+    exploration_model: "fake-model",
+    profile_model: "fake-model",
+    judge_model: "fake-model",
+  });
+
+  // TRACER: 2 sessions × 3 turns, followed live on the dashboard until it completes.
+  const tracer = await api.post<{ id: number }>(`/api/projects/${String(project.id)}/runs/`, {
+    kind: "tracer",
+    sessions: 2,
+    turns: 3,
+  });
+  await page.getByRole("navigation").getByRole("link", { name: "TRACER" }).click();
+  const tracerTable = page.getByRole("table", { name: "TRACER runs" });
+  await expect(tracerTable.getByRole("link", { name: `#${String(tracer.id)}` })).toBeVisible();
+  await expect(tracerTable).toContainText("2 × 3");
+  await snap(page, testInfo, "01-tracer-dashboard");
+  await tracerTable.getByRole("link", { name: `#${String(tracer.id)}` }).click();
+  await expect(page.getByRole("heading", { level: 1, name: `TRACER run #${String(tracer.id)}` })).toBeVisible();
+  await snap(page, testInfo, "02-tracer-run");
+  await expect(page.getByText("succeeded").first()).toBeVisible({ timeout: 240_000 });
+  await expect(page.getByText("Functionalities", { exact: true }).locator("..")).toContainText("5");
+  // The log, read once the run has finished.
+  await page.getByRole("tab", { name: "Log" }).click();
+  await expect(page.getByRole("list", { name: "Run log" })).toBeVisible();
+
+  // The report, rendered from Markdown.
+  await page.getByRole("tab", { name: "Report" }).click();
+  const report = page.getByRole("tabpanel", { name: "Report" });
+  await expect(report.getByRole("heading", { name: "TRACER report" })).toBeVisible();
+  await expect(report.getByRole("heading", { name: "Functionalities by category" })).toBeVisible();
+  await snap(page, testInfo, "03-tracer-report");
+
+  // The graph: categories as groups; a click on a functionality shows its details.
+  await page.getByRole("tab", { name: "Graph" }).click();
+  const graph = page.getByRole("figure", { name: "Workflow graph" });
+  await expect(graph.locator(".react-flow__node-functionality").first()).toBeVisible();
+  await expect(graph.locator(".react-flow__node-category")).toHaveCount(2);
+  await expect(graph.getByText("join", { exact: true })).toBeVisible();
+  // One edge from the start node, and one per parent: the join has two.
+  await expect(graph.locator(".react-flow__edge")).toHaveCount(6);
+  await graph.getByText("Build custom pizza", { exact: true }).click();
+  const details = page.getByRole("region", { name: "Functionality details" });
+  await expect(details).toBeVisible();
+  await expect(details.getByRole("cell", { name: /toppings/ })).toBeVisible();
+  await expect(details.getByText("olives", { exact: true })).toBeVisible();
+  await snap(page, testInfo, "04-tracer-graph");
+
+  // The exploration sessions, as chat logs.
+  await page.getByRole("tab", { name: "Conversations" }).click();
+  await expect(page.getByRole("list", { name: /Session/ }).first()).toBeVisible();
+  await snap(page, testInfo, "05-tracer-sessions");
+
+  // A generated profile, edited in the test center (saved as the user's own copy).
+  await page.getByRole("tab", { name: "Profiles" }).click();
+  await page.getByRole("button", { name: /valid/ }).first().click();
+  await snap(page, testInfo, "06-tracer-profiles");
+  await page
+    .getByRole("link", { name: /^Open .* in the editor$/ })
+    .first()
+    .click();
+  const editor = page.getByRole("textbox", { name: "Profile YAML" });
+  await expect(editor).toBeVisible();
+  await editor.click();
+  await page.keyboard.press("ControlOrMeta+End");
+  await page.keyboard.insertText("\n# Checked by the dashboards e2e test.\n");
+  await expect(page.getByText("No problems found.")).toBeVisible({ timeout: 15_000 });
+  const editorUrl = page.url();
+  await page.getByRole("button", { name: "Save", exact: true }).click();
+  await expect(page).not.toHaveURL(editorUrl);
+  await expect(page).toHaveURL(/\/profiles\/\d+$/);
+  const profileId = Number(/\/profiles\/(\d+)$/.exec(page.url())?.[1]);
+  await snap(page, testInfo, "07-profile-edited");
+
+  // SENSEI on the edited profile, followed on the dashboard.
+  const sensei = await api.post<{ id: number }>(`/api/projects/${String(project.id)}/runs/`, {
+    kind: "sensei",
+    profiles: [profileId],
+    concurrency: 2,
+    seed: 7,
+  });
+  await page.getByRole("navigation").getByRole("link", { name: "SENSEI" }).click();
+  const senseiTable = page.getByRole("table", { name: "SENSEI runs" });
+  await expect(senseiTable.getByRole("link", { name: `#${String(sensei.id)}` })).toBeVisible();
+  await snap(page, testInfo, "08-sensei-dashboard");
+  await senseiTable.getByRole("link", { name: `#${String(sensei.id)}` }).click();
+  await expect(page.getByRole("heading", { level: 1, name: `SENSEI run #${String(sensei.id)}` })).toBeVisible();
+  await expect(page.getByText("succeeded").first()).toBeVisible({ timeout: 240_000 });
+
+  // Charts, per-profile results and a conversation's transcript.
+  await expect(page.getByRole("figure", { name: "Errors by type" })).toBeVisible();
+  await expect(page.getByRole("figure", { name: "Response times" })).toBeVisible();
+  await expect(page.getByRole("figure", { name: "Cost per profile" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Results per profile" })).toBeVisible();
+  await snap(page, testInfo, "09-sensei-run");
+  await page
+    .getByRole("table", { name: "Conversations" })
+    .getByRole("button", { name: /^Read conversation/ })
+    .first()
+    .click();
+  const conversation = page.getByRole("dialog");
+  await expect(conversation.getByRole("list", { name: "Transcript" })).toBeVisible();
+  await expect(conversation.getByRole("table", { name: "Variable values" })).toBeVisible();
+  await snap(page, testInfo, "10-sensei-conversation");
+  await page.keyboard.press("Escape");
+
+  // A rule: written in the editor from the template, deactivated and reactivated, checked on the SENSEI run.
+  await page.getByRole("navigation").getByRole("link", { name: "Rules" }).click();
+  await page.getByRole("combobox", { name: "Project" }).click();
+  await page.getByRole("option", { name: projectName }).click();
+  await page.getByRole("button", { name: "New rule" }).click();
+  await expect(page.getByRole("textbox", { name: "Rule YAML" })).toContainText("name:");
+  await expect(page.getByText("No problems found.")).toBeVisible({ timeout: 15_000 });
+  await snap(page, testInfo, "11-rule-editor");
+  await page.getByRole("button", { name: "Save rule" }).click();
+  const rules = page.getByRole("table", { name: "Rules" });
+  const active = rules.getByRole("switch", { name: /^Active:/ }).first();
+  await expect(active).toBeChecked();
+  await active.click({ force: true });
+  await expect(active).not.toBeChecked();
+  await active.click({ force: true });
+  await expect(active).toBeChecked();
+  await page.getByRole("combobox", { name: "SENSEI runs" }).click();
+  await page.getByRole("option", { name: new RegExp(`^#${String(sensei.id)} `) }).click();
+  await page.keyboard.press("Escape");
+  await snap(page, testInfo, "12-rules");
+  await page.getByRole("button", { name: "Run checks" }).click();
+  await expect(page.getByRole("heading", { name: /^Check run #\d+$/ })).toBeVisible();
+  await expect(page.getByText("Results per rule")).toBeVisible();
+  await expect(page.getByRole("button", { name: /checks:/ }).first()).toBeVisible({ timeout: 120_000 });
+  await page
+    .getByRole("button", { name: /checks:/ })
+    .first()
+    .click();
+  await snap(page, testInfo, "13-check-results");
+
+  // Public: the owner shares the project, logs out, and browses it as a visitor.
+  await api.patch(`/api/projects/${String(project.id)}/`, { public: true });
+  await page.getByRole("button", { name: "Log out" }).click();
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+
+  await page.goto("/public");
+  const projects = page.getByRole("table", { name: "Public projects" });
+  await expect(projects.getByRole("link", { name: projectName })).toBeVisible();
+  await expect(projects).not.toContainText(email);
+  await snap(page, testInfo, "14-public-projects");
+  await projects.getByRole("link", { name: projectName }).click();
+  await expect(page.getByRole("heading", { name: projectName })).toBeVisible();
+  await page
+    .getByRole("table", { name: "TRACER runs" })
+    .getByRole("link", { name: `#${String(tracer.id)}` })
+    .click();
+  await expect(page.getByRole("heading", { level: 1, name: `TRACER run #${String(tracer.id)}` })).toBeVisible();
+  await expect(page.getByText("A public project's run: read-only.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Delete run" })).toHaveCount(0);
+  await expect(page.getByRole("main")).not.toContainText(email);
+  await page.getByRole("tab", { name: "Graph" }).click();
+  await expect(page.getByRole("figure", { name: "Workflow graph" })).toBeVisible();
+  await snap(page, testInfo, "15-public-tracer");
+
+  await page.getByRole("main").getByRole("link", { name: projectName }).click();
+  await page.getByRole("tab", { name: "SENSEI" }).click();
+  await page
+    .getByRole("table", { name: "SENSEI runs" })
+    .getByRole("link", { name: `#${String(sensei.id)}` })
+    .click();
+  await expect(page.getByRole("heading", { level: 1, name: `SENSEI run #${String(sensei.id)}` })).toBeVisible();
+  await expect(page.getByRole("figure", { name: "Errors by type" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Delete run" })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Check rules" })).toHaveCount(0);
+  await expect(page.getByRole("main")).not.toContainText(email);
+  await snap(page, testInfo, "16-public-sensei");
+});

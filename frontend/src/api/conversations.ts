@@ -1,0 +1,225 @@
+/**
+ * A SENSEI run's conversations: the filtered, paginated list and one conversation with its record
+ * (`engine/conversation.py::ConversationRecord`). Every text in a record came from the chatbot under test or an
+ * LLM: it is read into plain strings here and rendered as text by the transcript.
+ */
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { api, unwrap } from "./client";
+import { collectPages } from "./pagination";
+import { isRecord } from "./run-results";
+import { RUN_POLL_MS } from "./runs";
+import type { ResponseJson } from "./types";
+
+export type ConversationRow = ResponseJson<"/api/runs/{id}/conversations/", "get", 200>["results"][number];
+
+export interface ConversationFilters {
+  page: number;
+  profile?: string | null;
+  hasErrors?: boolean | null;
+  errorCode?: number | null;
+}
+
+export const conversationKeys = {
+  run: (runId: number) => ["runs", "conversations", runId] as const,
+  list: (runId: number, filters: ConversationFilters) => ["runs", "conversations", runId, filters] as const,
+  detail: (runId: number, id: number) => ["runs", "conversation", runId, id] as const,
+};
+
+export function getConversationsPage(runId: number, filters: ConversationFilters, signal?: AbortSignal) {
+  const query: { page: number; profile?: string; has_errors?: boolean; error_code?: number } = { page: filters.page };
+  if (filters.profile) query.profile = filters.profile;
+  if (filters.hasErrors !== undefined && filters.hasErrors !== null) query.has_errors = filters.hasErrors;
+  if (filters.errorCode !== undefined && filters.errorCode !== null) query.error_code = filters.errorCode;
+  return unwrap(api.GET("/api/runs/{id}/conversations/", { params: { path: { id: runId }, query }, signal }));
+}
+
+export function useConversationsPage(runId: number, filters: ConversationFilters, live: boolean) {
+  return useQuery({
+    queryKey: conversationKeys.list(runId, filters),
+    queryFn: ({ signal }) => getConversationsPage(runId, filters, signal),
+    placeholderData: keepPreviousData,
+    refetchInterval: live ? RUN_POLL_MS * 2 : false,
+  });
+}
+
+export function getConversation(runId: number, id: number, signal?: AbortSignal) {
+  return unwrap(
+    api.GET("/api/runs/{id}/conversations/{cid}/", { params: { path: { id: runId, cid: String(id) } }, signal }),
+  );
+}
+
+export function useConversation(runId: number, id: number | null) {
+  return useQuery({
+    queryKey: conversationKeys.detail(runId, id ?? 0),
+    queryFn: ({ signal }) => getConversation(runId, id ?? 0, signal),
+    enabled: id !== null,
+    staleTime: Infinity,
+  });
+}
+
+/** A conversation's error codes (a JSON list in the schema). */
+export function readErrorCodes(value: unknown): number[] {
+  return Array.isArray(value) ? value.filter((v): v is number => typeof v === "number") : [];
+}
+
+export interface TranscriptButton {
+  label: string;
+  value: string;
+  url: string;
+}
+
+export interface TranscriptTurn {
+  role: "user" | "bot";
+  text: string;
+  buttons: TranscriptButton[];
+  atSeconds: number | null;
+  latencySeconds: number | null;
+}
+
+export interface RecordError {
+  code: number;
+  message: string;
+  turn: number | null;
+}
+
+export interface ConversationRecordView {
+  id: string;
+  profile: string;
+  language: string;
+  goals: string[];
+  context: string[];
+  inputs: [string, unknown][];
+  outputs: [string, unknown][];
+  settings: [string, unknown][];
+  turns: TranscriptTurn[];
+  errors: RecordError[];
+  durationSeconds: number | null;
+  costUsd: number | null;
+}
+
+function str(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+function num(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function entries(value: unknown): [string, unknown][] {
+  return isRecord(value) ? Object.entries(value) : [];
+}
+
+function readButton(value: unknown): TranscriptButton | null {
+  if (typeof value === "string") return { label: value, value, url: "" };
+  if (!isRecord(value)) return null;
+  const label = str(value.label) || str(value.text) || str(value.title) || str(value.value);
+  return label ? { label, value: str(value.value), url: str(value.url) } : null;
+}
+
+export function readConversationRecord(record: unknown): ConversationRecordView {
+  const data = isRecord(record) ? record : {};
+  const usage = isRecord(data.usage) ? data.usage : {};
+  return {
+    id: str(data.id),
+    profile: str(data.profile),
+    language: str(data.language),
+    goals: Array.isArray(data.goals) ? data.goals.map(str) : [],
+    context: Array.isArray(data.context) ? data.context.map(str) : [],
+    inputs: entries(data.inputs),
+    outputs: entries(data.outputs),
+    settings: entries(data.settings),
+    turns: (Array.isArray(data.turns) ? data.turns.filter(isRecord) : []).map((turn) => ({
+      role: turn.role === "user" ? "user" : "bot",
+      text: str(turn.text),
+      buttons: (Array.isArray(turn.buttons) ? turn.buttons : [])
+        .map(readButton)
+        .filter((b): b is TranscriptButton => b !== null),
+      atSeconds: num(turn.at_s),
+      latencySeconds: num(turn.latency_s),
+    })),
+    errors: (Array.isArray(data.errors) ? data.errors.filter(isRecord) : []).map((error) => ({
+      code: num(error.code) ?? 0,
+      message: str(error.message),
+      turn: num(error.turn),
+    })),
+    durationSeconds: num(data.duration_s),
+    costUsd: num(usage.cost_usd),
+  };
+}
+
+/**
+ * A variable or output value as one line of text: strings as they are, anything else as JSON, missing as "—".
+ * (Never HTML: the caller renders the string as a text node.)
+ */
+export function formatValue(value: unknown): string {
+  if (value === null || value === undefined) return "—";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+/** Same slug as `engine/sensei/executor.py::_slug`, which names a record `<8 hex>-<slug(profile)>-<index>`. */
+export function profileSlug(name: string): string {
+  return (
+    Array.from(name)
+      .map((c) => (/[\p{L}\p{N}_-]/u.test(c) ? c : "_"))
+      .join("")
+      .slice(0, 60) || "profile"
+  );
+}
+
+/** Whether a check result's conversation id names this stored conversation (its run id prefix aside). */
+export function matchesRecordId(recordId: string, row: Pick<ConversationRow, "profile" | "index">): boolean {
+  return recordId.endsWith(`-${profileSlug(row.profile)}-${String(row.index)}`);
+}
+
+/** The names of `engine/conversation.py::ErrorCode` (what the stats call `name`). */
+const ERROR_NAMES: Record<number, string> = {
+  500: "chatbot_crash",
+  502: "malformed_reply",
+  503: "chatbot_unreachable",
+  504: "timeout",
+  410: "session_lost",
+  1000: "fallback_loop",
+  1001: "goal_not_completed",
+  1002: "goals_not_verified",
+  1003: "repetition_loop",
+  2000: "run_budget_exceeded",
+  2001: "conversation_budget_exceeded",
+  2002: "budget_refused",
+  3000: "user_llm_failed",
+  3001: "extraction_failed",
+  4000: "cancelled",
+};
+
+export function errorName(code: number): string {
+  return ERROR_NAMES[code] ?? (code >= 100 && code < 600 ? `http_${String(code)}` : "unknown");
+}
+
+/**
+ * Finds the stored conversation a check result names (`<8 hex>-<profile slug>-<index>`) among the SENSEI runs a
+ * check read: rows whose profile and index fit are candidates, and the one whose record has that id is it.
+ */
+export async function findConversation(
+  senseiRuns: number[],
+  recordId: string,
+  signal?: AbortSignal,
+): Promise<{ runId: number; conversationId: number } | null> {
+  for (const runId of senseiRuns) {
+    const rows = await collectPages((page) => getConversationsPage(runId, { page }, signal));
+    for (const row of rows.filter((candidate) => matchesRecordId(recordId, candidate))) {
+      const detail = await getConversation(runId, row.id, signal);
+      if (readConversationRecord(detail.record).id === recordId) return { runId, conversationId: row.id };
+    }
+  }
+  return null;
+}
+
+export function useFoundConversation(senseiRuns: number[], recordId: string | null) {
+  return useQuery({
+    queryKey: ["runs", "find-conversation", senseiRuns, recordId] as const,
+    queryFn: ({ signal }) => findConversation(senseiRuns, recordId ?? "", signal),
+    enabled: recordId !== null,
+    staleTime: Infinity,
+  });
+}

@@ -1,0 +1,393 @@
+/**
+ * The TRACER, SENSEI and check dashboards: run lists with the server's filters, sorting and pagination, deleting a
+ * run, its aggregates (`stats/`), exports, and the model diff between two TRACER runs.
+ *
+ * `result`, `params` and `stats/` are free-form JSON in the schema (each run kind fills them differently), so every
+ * shape is read with a runtime check: a field that does not look right is shown as missing rather than trusted.
+ */
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, settle, unwrap, unwrapEmpty } from "./client";
+import { toApiError } from "./errors";
+import { collectPages } from "./pagination";
+import { isRecord } from "./run-results";
+import { isRunActive, RUN_POLL_MS, type Run, runKeys, type RunStatus } from "./runs";
+import type { paths } from "./schema";
+
+type RunListQuery = NonNullable<paths["/api/runs/"]["get"]["parameters"]["query"]>;
+export type RunOrdering = NonNullable<RunListQuery["ordering"]>;
+export type DashboardKind = "tracer" | "sensei" | "check";
+
+export interface RunFilters {
+  kind: DashboardKind;
+  page: number;
+  project?: number | null;
+  status?: RunStatus | null;
+  search?: string;
+  ordering?: RunOrdering;
+  createdAfter?: string | null;
+  createdBefore?: string | null;
+  /** `public`: every public project's runs (what anonymous visitors always get). */
+  scope?: "mine" | "public";
+}
+
+export const dashboardKeys = {
+  list: (filters: RunFilters) => [...runKeys.lists, "dashboard", filters] as const,
+  projectRuns: (projectId: number, kind: DashboardKind) => [...runKeys.lists, "project", projectId, kind] as const,
+  stats: (runId: number) => ["runs", "stats", runId] as const,
+  diff: (projectId: number, from: number, to: number) => ["runs", "diff", projectId, from, to] as const,
+};
+
+function listQuery(filters: RunFilters): RunListQuery {
+  const query: RunListQuery = { kind: filters.kind, page: filters.page };
+  if (filters.project) query.project = filters.project;
+  if (filters.status) query.status = filters.status;
+  if (filters.search?.trim()) query.search = filters.search.trim();
+  if (filters.ordering) query.ordering = filters.ordering;
+  if (filters.createdAfter) query.created_after = filters.createdAfter;
+  if (filters.createdBefore) query.created_before = filters.createdBefore;
+  if (filters.scope) query.scope = filters.scope;
+  return query;
+}
+
+export function getRunsPage(filters: RunFilters, signal?: AbortSignal) {
+  return unwrap(api.GET("/api/runs/", { params: { query: listQuery(filters) }, signal }));
+}
+
+/** A page of runs; re-read every few seconds while one of its rows is still queued or running. */
+export function runsPageQueryOptions(filters: RunFilters) {
+  return queryOptions({
+    queryKey: dashboardKeys.list(filters),
+    queryFn: ({ signal }) => getRunsPage(filters, signal),
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) =>
+      query.state.data?.results.some((run) => isRunActive(run.status)) ? RUN_POLL_MS : false,
+  });
+}
+
+export function useRunsPage(filters: RunFilters) {
+  return useQuery(runsPageQueryOptions(filters));
+}
+
+/** Every run of one kind in a project, newest first (pickers: diff target, SENSEI runs to check). */
+export function getProjectRuns(projectId: number, kind: DashboardKind, signal?: AbortSignal) {
+  return collectPages((page) =>
+    unwrap(
+      api.GET("/api/projects/{project_id}/runs/", {
+        params: { path: { project_id: projectId }, query: { kind, page, ordering: "-created_at" } },
+        signal,
+      }),
+    ),
+  );
+}
+
+export function useProjectRuns(projectId: number | null, kind: DashboardKind) {
+  return useQuery({
+    queryKey: dashboardKeys.projectRuns(projectId ?? 0, kind),
+    queryFn: ({ signal }) => getProjectRuns(projectId ?? 0, kind, signal),
+    enabled: projectId !== null,
+    refetchInterval: (query) => (query.state.data?.some((run) => isRunActive(run.status)) ? RUN_POLL_MS : false),
+  });
+}
+
+export function deleteRun(runId: number) {
+  return unwrapEmpty(api.DELETE("/api/runs/{id}/", { params: { path: { id: runId } } }));
+}
+
+export function useDeleteRun() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: deleteRun,
+    onSuccess: (_data, runId) => {
+      queryClient.removeQueries({ queryKey: runKeys.detail(runId) });
+      return queryClient.invalidateQueries({ queryKey: runKeys.lists });
+    },
+  });
+}
+
+// -- numbers ---------------------------------------------------------------------------------------------------
+
+export function num(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function str(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+// -- what a run was asked and what it found --------------------------------------------------------------------
+
+export interface TracerSummary {
+  sessions: number | null;
+  turns: number | null;
+  functionalities: number | null;
+  profiles: number | null;
+  validProfiles: number | null;
+  resumed: boolean;
+  warnings: string[];
+}
+
+export function readTracerSummary(run: Pick<Run, "params" | "result">): TracerSummary {
+  const result = isRecord(run.result) ? run.result : {};
+  return {
+    sessions: num(run.params.sessions),
+    turns: num(run.params.turns),
+    functionalities: num(result.functionalities),
+    profiles: num(result.profiles),
+    validProfiles: num(result.valid_profiles),
+    resumed: result.resumed === true,
+    warnings: Array.isArray(result.warnings) ? result.warnings.map(str).filter(Boolean) : [],
+  };
+}
+
+export interface SenseiSummary {
+  profiles: { id: number | null; name: string }[];
+  conversations: number | null;
+  withErrors: number | null;
+  /** Share of conversations without errors (0…1), null before any finished. */
+  passRate: number | null;
+}
+
+export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSummary {
+  const result = isRecord(run.result) ? run.result : {};
+  const profiles = Array.isArray(run.params.profiles)
+    ? run.params.profiles.filter(isRecord).map((p) => ({ id: num(p.id), name: str(p.name) }))
+    : [];
+  const conversations = num(result.conversations);
+  const withErrors = num(result.with_errors);
+  return {
+    profiles,
+    conversations,
+    withErrors,
+    passRate:
+      conversations !== null && conversations > 0 && withErrors !== null
+        ? (conversations - withErrors) / conversations
+        : null,
+  };
+}
+
+export interface CheckSummary {
+  senseiRuns: number[];
+  rules: { id: number | null; name: string }[];
+  conversations: number | null;
+  passed: number | null;
+  failed: number | null;
+  errors: number | null;
+  notApplicable: number | null;
+  /** Rules that passed among those that decided something (0…1). */
+  passRate: number | null;
+}
+
+export function readCheckSummary(run: Pick<Run, "params" | "result">): CheckSummary {
+  const result = isRecord(run.result) ? run.result : {};
+  const passed = num(result.passed);
+  const failed = num(result.failed);
+  const errors = num(result.error);
+  const decided = (passed ?? 0) + (failed ?? 0) + (errors ?? 0);
+  return {
+    senseiRuns: Array.isArray(run.params.sensei_runs)
+      ? run.params.sensei_runs.filter((id): id is number => typeof id === "number")
+      : [],
+    rules: Array.isArray(run.params.rules)
+      ? run.params.rules.filter(isRecord).map((r) => ({ id: num(r.id), name: str(r.name) }))
+      : [],
+    conversations: num(result.conversations),
+    passed,
+    failed,
+    errors,
+    notApplicable: num(result.not_applicable),
+    passRate: decided > 0 ? (passed ?? 0) / decided : null,
+  };
+}
+
+// -- stats/ ----------------------------------------------------------------------------------------------------
+
+export interface ErrorCount {
+  code: number;
+  name: string;
+  count: number;
+}
+
+export interface ProfileStats {
+  profile: string;
+  conversations: number;
+  withErrors: number;
+  costUsd: number;
+}
+
+export interface Histogram {
+  from: number;
+  to: number;
+  count: number;
+}
+
+export interface ResponseTimes {
+  count: number;
+  min: number | null;
+  max: number | null;
+  mean: number | null;
+  median: number | null;
+  p90: number | null;
+  histogram: Histogram[];
+}
+
+export interface RuleStats {
+  name: string;
+  status: string;
+  checks: number;
+  passed: number;
+  failed: number;
+  notApplicable: number;
+  errors: number;
+  passRate: number | null;
+}
+
+export interface RunStats {
+  conversations: number | null;
+  withErrors: number | null;
+  errorsByCode: ErrorCount[];
+  profiles: ProfileStats[];
+  responseTimes: ResponseTimes;
+  rules: RuleStats[];
+}
+
+export function readRunStats(body: unknown): RunStats {
+  const data = isRecord(body) ? body : {};
+  const times = isRecord(data.response_times) ? data.response_times : {};
+  const list = (value: unknown) => (Array.isArray(value) ? value.filter(isRecord) : []);
+  return {
+    conversations: num(data.conversations),
+    withErrors: num(data.with_errors),
+    errorsByCode: list(data.errors_by_code).map((row) => ({
+      code: num(row.code) ?? 0,
+      name: str(row.name) || "unknown",
+      count: num(row.count) ?? 0,
+    })),
+    profiles: list(data.profiles).map((row) => ({
+      profile: str(row.profile),
+      conversations: num(row.conversations) ?? 0,
+      withErrors: num(row.with_errors) ?? 0,
+      costUsd: num(row.cost_usd) ?? 0,
+    })),
+    responseTimes: {
+      count: num(times.count) ?? 0,
+      min: num(times.min),
+      max: num(times.max),
+      mean: num(times.mean),
+      median: num(times.median),
+      p90: num(times.p90),
+      histogram: list(times.histogram).map((row) => ({
+        from: num(row.from) ?? 0,
+        to: num(row.to) ?? 0,
+        count: num(row.count) ?? 0,
+      })),
+    },
+    rules: list(data.rules).map((row) => ({
+      name: str(row.name),
+      status: str(row.status),
+      checks: num(row.checks) ?? 0,
+      passed: num(row.passed) ?? 0,
+      failed: num(row.failed) ?? 0,
+      notApplicable: num(row.not_applicable) ?? 0,
+      errors: num(row.errors) ?? 0,
+      passRate: num(row.pass_rate),
+    })),
+  };
+}
+
+export async function getRunStats(runId: number, signal?: AbortSignal) {
+  const body: unknown = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
+  return readRunStats(body);
+}
+
+/** Aggregates of a run; re-read while the run is still producing conversations. */
+export function useRunStats(runId: number, live: boolean, enabled = true) {
+  return useQuery({
+    queryKey: dashboardKeys.stats(runId),
+    queryFn: ({ signal }) => getRunStats(runId, signal),
+    enabled,
+    refetchInterval: live ? RUN_POLL_MS * 2 : false,
+  });
+}
+
+// -- exports ---------------------------------------------------------------------------------------------------
+
+export type ExportFormat = "json" | "csv" | "junit";
+
+const EXTENSIONS: Record<ExportFormat, string> = { json: "json", csv: "csv", junit: "xml" };
+
+/** Downloads an export through the authenticated client (a plain link would not carry the token). */
+export async function downloadExport(runId: number, format: ExportFormat): Promise<void> {
+  const { data, error, response } = await settle(
+    api.GET("/api/runs/{id}/export/{fmt}/", { params: { path: { id: runId, fmt: format } }, parseAs: "blob" }),
+  );
+  if (!response.ok || !(data instanceof Blob)) throw toApiError(response, error);
+  const url = URL.createObjectURL(data);
+  try {
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = `parley-run-${String(runId)}.${EXTENSIONS[format]}`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+  } finally {
+    // Let the browser start the download before the URL goes away.
+    setTimeout(() => {
+      URL.revokeObjectURL(url);
+    }, 10_000);
+  }
+}
+
+export function useDownloadExport() {
+  return useMutation({
+    mutationFn: ({ runId, format }: { runId: number; format: ExportFormat }) => downloadExport(runId, format),
+  });
+}
+
+// -- model diff ------------------------------------------------------------------------------------------------
+
+export interface ModelDiffChange {
+  name: string;
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+}
+
+export interface ModelDiff {
+  added: string[];
+  removed: string[];
+  changed: ModelDiffChange[];
+  unchanged: number;
+}
+
+export function readModelDiff(body: unknown): ModelDiff {
+  const data = isRecord(body) ? body : {};
+  const names = (value: unknown) => (Array.isArray(value) ? value.map(str).filter(Boolean) : []);
+  return {
+    added: names(data.added),
+    removed: names(data.removed),
+    changed: (Array.isArray(data.changed) ? data.changed.filter(isRecord) : []).map((row) => ({
+      name: str(row.name),
+      before: isRecord(row.before) ? row.before : {},
+      after: isRecord(row.after) ? row.after : {},
+    })),
+    unchanged: num(data.unchanged) ?? 0,
+  };
+}
+
+export async function getModelDiff(projectId: number, from: number, to: number, signal?: AbortSignal) {
+  const body: unknown = await unwrap(
+    api.GET("/api/projects/{project_id}/diff/", {
+      params: { path: { project_id: projectId }, query: { from, to } },
+      signal,
+    }),
+  );
+  return readModelDiff(body);
+}
+
+export function useModelDiff(projectId: number, from: number, to: number | null) {
+  return useQuery({
+    queryKey: dashboardKeys.diff(projectId, from, to ?? 0),
+    queryFn: ({ signal }) => getModelDiff(projectId, from, to ?? 0, signal),
+    enabled: to !== null,
+    staleTime: Infinity,
+  });
+}

@@ -1,0 +1,341 @@
+/**
+ * The live view of one long run (TRACER, SENSEI, check): status, stage, progress, counters, LLM usage, and its
+ * log as it grows. The run and its events are polled only while the run is queued or running; once it has
+ * finished the log is read one last time. Everything the chatbot or an LLM said is rendered as text.
+ */
+import {
+  Alert,
+  Badge,
+  Box,
+  Button,
+  Card,
+  Group,
+  Progress,
+  ScrollArea,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from "@mantine/core";
+import { useEffect, useRef, useState } from "react";
+import { ApiError } from "../api/errors";
+import { readRunProgress, type RunEvent, useCancelRun, useRunEvents } from "../api/project-runs";
+import { type Run, isRunActive } from "../api/runs";
+import { ConfirmDialog } from "./ConfirmDialog";
+import { useFollowedRun } from "./use-followed-run";
+
+const STATUS_COLOR: Record<Run["status"], string> = {
+  queued: "gray",
+  running: "blue",
+  succeeded: "teal",
+  failed: "red",
+  cancelled: "orange",
+};
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
+}
+
+function formatSeconds(seconds: number | null): string {
+  if (seconds === null) return "—";
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${String(minutes)} min ${String(Math.round(seconds % 60))} s`;
+}
+
+function humanize(name: string): string {
+  return name.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+}
+
+/** One event as a line of the log. */
+export function describeEvent(event: RunEvent): { label: string; body: string; tone: "default" | "warning" | "chat" } {
+  const data = event.data;
+  switch (event.type) {
+    case "stage":
+      return { label: "stage", body: text(data.stage) || text(data.name) || text(data.message), tone: "default" };
+    case "progress":
+      return {
+        label: "progress",
+        body: `${text(data.done)} of ${text(data.total)}${text(data.message) ? ` — ${text(data.message)}` : ""}`,
+        tone: "default",
+      };
+    case "message": {
+      const session = text(data.session);
+      const role = text(data.role) || "message";
+      return { label: session ? `session ${session} · ${role}` : role, body: text(data.text), tone: "chat" };
+    }
+    case "functionality":
+      return {
+        label: "functionality",
+        body: [text(data.name), text(data.description)].filter(Boolean).join(" — "),
+        tone: "default",
+      };
+    case "warning":
+      return { label: "warning", body: text(data.message) || text(data.text), tone: "warning" };
+    case "conversation":
+      return {
+        label: "conversation",
+        body:
+          text(data.message) ||
+          [text(data.session) && `session ${text(data.session)}`, text(data.status), text(data.profile)]
+            .filter(Boolean)
+            .join(" · "),
+        tone: "default",
+      };
+    default: {
+      const body = text(data.message) || text(data.text) || JSON.stringify(data);
+      return { label: event.type, body: body.length > 2000 ? `${body.slice(0, 2000)}…` : body, tone: "default" };
+    }
+  }
+}
+
+function RunLog({ events, live }: { events: RunEvent[]; live: boolean }) {
+  const viewport = useRef<HTMLDivElement>(null);
+  const [follow, setFollow] = useState(true);
+  const shown = events.filter((event) => event.type !== "progress");
+
+  useEffect(() => {
+    const element = viewport.current;
+    if (follow && element) element.scrollTop = element.scrollHeight;
+  }, [shown.length, follow]);
+
+  return (
+    <Box>
+      <Group justify="space-between" mb={4}>
+        <Title order={3} size="h6">
+          Log
+        </Title>
+        {!follow && (
+          <Button
+            size="compact-xs"
+            variant="subtle"
+            onClick={() => {
+              setFollow(true);
+            }}
+          >
+            Follow new lines
+          </Button>
+        )}
+      </Group>
+      <ScrollArea.Autosize
+        mah={320}
+        viewportRef={viewport}
+        onScrollPositionChange={({ y }) => {
+          const element = viewport.current;
+          if (element) setFollow(element.scrollHeight - element.clientHeight - y < 24);
+        }}
+        type="auto"
+      >
+        {shown.length === 0 ? (
+          <Text size="sm" c="dimmed" p="xs">
+            {live ? "Waiting for the first lines…" : "No log lines."}
+          </Text>
+        ) : (
+          <Box component="ol" aria-label="Run log" m={0} p={0} style={{ listStyle: "none" }}>
+            {shown.map((event) => {
+              const line = describeEvent(event);
+              return (
+                <Box
+                  component="li"
+                  key={event.id}
+                  py={3}
+                  px={6}
+                  style={{ borderBottom: "1px solid var(--mantine-color-default-border)" }}
+                  bg={line.tone === "warning" ? "var(--mantine-color-yellow-light)" : undefined}
+                >
+                  <Group gap={6} wrap="nowrap" align="baseline">
+                    <Text size="xs" c="dimmed" ff="monospace" style={{ whiteSpace: "nowrap" }}>
+                      {new Date(event.created_at).toLocaleTimeString()}
+                    </Text>
+                    <Badge size="xs" variant={line.tone === "chat" ? "light" : "outline"} style={{ flexShrink: 0 }}>
+                      {line.label}
+                    </Badge>
+                    <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
+                      {line.body}
+                    </Text>
+                  </Group>
+                </Box>
+              );
+            })}
+          </Box>
+        )}
+      </ScrollArea.Autosize>
+    </Box>
+  );
+}
+
+interface RunProgressProps {
+  runId: number;
+  /** Called once when the run is seen to finish. */
+  onFinished?: (run: Run) => void;
+  title?: string;
+}
+
+export function RunProgress({ runId, onFinished, title }: RunProgressProps) {
+  const { run, active, error, refetch: refetchRun } = useFollowedRun(runId);
+  const events = useRunEvents(runId, active);
+
+  // New log lines mean the run has moved on: read its status now rather than at the next tick.
+  const eventCount = events.data?.length ?? 0;
+  useEffect(() => {
+    if (active && eventCount > 0) void refetchRun();
+  }, [active, eventCount, refetchRun]);
+  const cancel = useCancelRun();
+  const [confirmCancel, setConfirmCancel] = useState(false);
+
+  // The last lines are written just before the run finishes: read the log once more, then stop.
+  const wasActive = useRef(active);
+  const refetchEvents = events.refetch;
+  useEffect(() => {
+    if (wasActive.current && !active && run !== undefined) {
+      void refetchEvents();
+      onFinished?.(run);
+    }
+    wasActive.current = active;
+  }, [active, run, refetchEvents, onFinished]);
+
+  if (run === undefined) {
+    return (
+      <Card withBorder padding="md" aria-busy={error === null}>
+        {error ? (
+          <Alert color="red" title="Could not load the run">
+            {error instanceof ApiError ? error.detail : "Something went wrong."}
+          </Alert>
+        ) : (
+          <Text size="sm" c="dimmed">
+            Loading run #{runId}…
+          </Text>
+        )}
+      </Card>
+    );
+  }
+
+  const progress = readRunProgress(run);
+  const percent =
+    progress.total !== null && progress.total > 0 && progress.done !== null
+      ? Math.min(100, Math.round((progress.done / progress.total) * 100))
+      : null;
+  const finishedOk = run.status === "succeeded";
+
+  return (
+    <Card withBorder padding="md">
+      <Stack gap="sm">
+        <Group justify="space-between" wrap="wrap">
+          <Group gap="xs">
+            <Title order={2} size="h5">
+              {title ?? `${humanize(run.kind)} run #${String(run.id)}`}
+            </Title>
+            <Badge color={STATUS_COLOR[run.status]} aria-live="polite">
+              {run.status}
+            </Badge>
+          </Group>
+          {isRunActive(run.status) && (
+            <Button
+              size="xs"
+              color="red"
+              variant="light"
+              onClick={() => {
+                setConfirmCancel(true);
+              }}
+            >
+              Cancel run
+            </Button>
+          )}
+        </Group>
+
+        <Stack gap={4} role="status" aria-label="Run progress">
+          <Group justify="space-between">
+            <Text size="sm">
+              {progress.stage
+                ? `Stage: ${humanize(progress.stage)}`
+                : run.status === "queued"
+                  ? "Waiting for a worker…"
+                  : ""}
+            </Text>
+            <Text size="sm" c="dimmed">
+              {progress.done !== null && progress.total !== null
+                ? `${String(progress.done)} / ${String(progress.total)}`
+                : ""}
+            </Text>
+          </Group>
+          <Progress
+            value={percent ?? (finishedOk ? 100 : isRunActive(run.status) ? 100 : 0)}
+            animated={isRunActive(run.status)}
+            striped={isRunActive(run.status) && percent === null}
+            color={STATUS_COLOR[run.status]}
+            aria-label="Progress"
+          />
+        </Stack>
+
+        <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="xs">
+          <Stat label="Waited" value={formatSeconds(run.wait_seconds)} />
+          <Stat label="Duration" value={formatSeconds(run.duration_seconds)} />
+          {progress.usage && <Stat label="LLM calls" value={String(progress.usage.calls)} />}
+          {progress.usage && (
+            <Stat
+              label="Cost"
+              value={progress.usage.costUsd === null ? "—" : `$${progress.usage.costUsd.toFixed(4)}`}
+            />
+          )}
+          {progress.usage && (
+            <Stat
+              label="Tokens"
+              value={`${String(progress.usage.promptTokens)} in / ${String(progress.usage.completionTokens)} out`}
+            />
+          )}
+          {progress.counters.map(([name, value]) => (
+            <Stat key={name} label={humanize(name)} value={String(value)} />
+          ))}
+        </SimpleGrid>
+
+        {run.status === "failed" && (
+          <Alert color="red" title={run.error_type || "The run failed"}>
+            {run.error_message || "No message was recorded."}
+          </Alert>
+        )}
+
+        {events.isError ? (
+          <Alert color="yellow" title="The log is not available">
+            {events.error instanceof ApiError ? events.error.detail : "Could not read the run's log."}
+          </Alert>
+        ) : (
+          <RunLog events={events.data ?? []} live={active} />
+        )}
+      </Stack>
+
+      <ConfirmDialog
+        opened={confirmCancel}
+        title="Cancel this run?"
+        confirmLabel="Cancel run"
+        cancelLabel="Keep running"
+        loading={cancel.isPending}
+        error={cancel.error}
+        onClose={() => {
+          setConfirmCancel(false);
+        }}
+        onConfirm={() => {
+          cancel.mutate(runId, {
+            onSuccess: () => {
+              setConfirmCancel(false);
+            },
+          });
+        }}
+      >
+        The run stops at its next step. What it has produced so far is kept.
+      </ConfirmDialog>
+    </Card>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <Box>
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text size="sm" fw={500}>
+        {value}
+      </Text>
+    </Box>
+  );
+}

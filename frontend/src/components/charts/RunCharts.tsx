@@ -1,0 +1,163 @@
+/**
+ * The dashboards' charts (Mantine Charts over recharts): errors by type, the response-time distribution, cost per
+ * profile, and pass rates over time. Each is a labelled figure with a one-line text summary, so the numbers are
+ * readable without the picture too.
+ */
+import "@mantine/charts/styles.css";
+import { BarChart, LineChart } from "@mantine/charts";
+import { Paper, Stack, Text, Title } from "@mantine/core";
+import type { ReactNode } from "react";
+import type { ErrorCount, ProfileStats, ResponseTimes } from "../../api/runs-dashboard";
+
+const CHART_HEIGHT = 220;
+
+function ChartCard({ title, summary, children }: { title: string; summary: string; children: ReactNode }) {
+  return (
+    <Paper withBorder p="sm" component="figure" m={0} aria-label={title}>
+      <Stack gap="xs">
+        <Title order={3} size="h6">
+          {title}
+        </Title>
+        {children}
+        <Text component="figcaption" size="xs" c="dimmed">
+          {summary}
+        </Text>
+      </Stack>
+    </Paper>
+  );
+}
+
+function Empty({ children }: { children: string }) {
+  return (
+    <Text size="sm" c="dimmed" py="md" ta="center">
+      {children}
+    </Text>
+  );
+}
+
+export function ErrorsByTypeChart({ errors }: { errors: ErrorCount[] }) {
+  const total = errors.reduce((sum, error) => sum + error.count, 0);
+  const data = errors.map((error) => ({ type: `${String(error.code)} ${error.name}`, count: error.count }));
+  return (
+    <ChartCard
+      title="Errors by type"
+      summary={total === 0 ? "No errors." : data.map((row) => `${row.type}: ${String(row.count)}`).join(", ")}
+    >
+      {total === 0 ? (
+        <Empty>No conversation had an error.</Empty>
+      ) : (
+        <BarChart
+          h={CHART_HEIGHT}
+          data={data}
+          dataKey="type"
+          series={[{ name: "count", label: "Conversations", color: "red.6" }]}
+          tickLine="y"
+          yAxisProps={{ allowDecimals: false }}
+        />
+      )}
+    </ChartCard>
+  );
+}
+
+/** Under a second in milliseconds (fast bots answer in a few), else in seconds. */
+function seconds(value: number): string {
+  return value < 1 ? `${(value * 1000).toFixed(0)} ms` : `${value.toFixed(2)} s`;
+}
+
+export function ResponseTimeChart({ times }: { times: ResponseTimes }) {
+  const fmt = (value: number | null) => (value === null ? "—" : seconds(value));
+  const data = times.histogram.map((bucket) => ({
+    range: `${seconds(bucket.from)}–${seconds(bucket.to)}`,
+    count: bucket.count,
+  }));
+  return (
+    <ChartCard
+      title="Response times"
+      summary={
+        times.count === 0
+          ? "No replies timed yet."
+          : `${String(times.count)} replies: median ${fmt(times.median)}, mean ${fmt(times.mean)}, p90 ${fmt(
+              times.p90,
+            )}, max ${fmt(times.max)}.`
+      }
+    >
+      {times.count === 0 ? (
+        <Empty>No replies timed yet.</Empty>
+      ) : (
+        <BarChart
+          h={CHART_HEIGHT}
+          data={data}
+          dataKey="range"
+          series={[{ name: "count", label: "Replies", color: "blue.6" }]}
+          tickLine="y"
+          yAxisProps={{ allowDecimals: false }}
+          barProps={{ radius: 2 }}
+        />
+      )}
+    </ChartCard>
+  );
+}
+
+export function CostPerProfileChart({ profiles }: { profiles: ProfileStats[] }) {
+  const data = profiles.map((row) => ({ profile: row.profile, cost: Number(row.costUsd.toFixed(6)) }));
+  const total = profiles.reduce((sum, row) => sum + row.costUsd, 0);
+  return (
+    <ChartCard
+      title="Cost per profile"
+      summary={
+        profiles.length === 0
+          ? "No conversations yet."
+          : `$${total.toFixed(4)} in total over ${String(profiles.length)} profiles.`
+      }
+    >
+      {profiles.length === 0 ? (
+        <Empty>No conversations yet.</Empty>
+      ) : (
+        <BarChart
+          h={CHART_HEIGHT}
+          data={data}
+          dataKey="profile"
+          series={[{ name: "cost", label: "Cost (USD)", color: "teal.6" }]}
+          valueFormatter={(value) => `$${value.toFixed(4)}`}
+          tickLine="y"
+        />
+      )}
+    </ChartCard>
+  );
+}
+
+export interface PassRatePoint {
+  /** When (a short date and time). */
+  label: string;
+  /** 0…100. */
+  rate: number;
+}
+
+export function PassRateChart({ points, title = "Pass rate over time" }: { points: PassRatePoint[]; title?: string }) {
+  const last = points.at(-1);
+  return (
+    <ChartCard
+      title={title}
+      summary={
+        last === undefined
+          ? "No finished runs yet."
+          : `${String(points.length)} runs; the latest passed ${last.rate.toFixed(0)}%.`
+      }
+    >
+      {points.length === 0 ? (
+        <Empty>No finished runs yet.</Empty>
+      ) : (
+        <LineChart
+          h={CHART_HEIGHT}
+          data={points}
+          dataKey="label"
+          series={[{ name: "rate", label: "Passed (%)", color: "indigo.6" }]}
+          yAxisProps={{ domain: [0, 100] }}
+          valueFormatter={(value) => `${value.toFixed(0)}%`}
+          curveType="linear"
+          withDots
+        />
+      )}
+    </ChartCard>
+  );
+}

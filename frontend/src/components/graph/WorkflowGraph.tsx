@@ -1,0 +1,346 @@
+/**
+ * The interactive TRACER workflow graph: React Flow with the layered layout of `layout.ts` (categories as group
+ * boxes, every join edge drawn), pan and zoom, a details panel for the clicked functionality (its parameters
+ * with their options, and its outputs), and SVG/PNG export.
+ *
+ * Every label comes from the model an LLM inferred from the chatbot's answers: all of it is rendered as text.
+ */
+import "@xyflow/react/dist/style.css";
+import {
+  Badge,
+  Box,
+  Button,
+  CloseButton,
+  Group,
+  Paper,
+  ScrollArea,
+  Stack,
+  Table,
+  Text,
+  Title,
+  useComputedColorScheme,
+} from "@mantine/core";
+import {
+  Background,
+  Controls,
+  getNodesBounds,
+  getViewportForBounds,
+  Handle,
+  MiniMap,
+  type NodeProps,
+  type NodeTypes,
+  Panel,
+  Position,
+  ReactFlow,
+  ReactFlowProvider,
+  useReactFlow,
+} from "@xyflow/react";
+import { toPng, toSvg } from "html-to-image";
+import { type RefObject, useMemo, useRef, useState } from "react";
+import type { GraphNode, WorkflowGraphData } from "../../api/artefacts";
+import { type FunctionalityNodeData, type GroupNodeData, layoutWorkflow, type WorkflowNode } from "./layout";
+
+function FunctionalityNode({ data, selected }: NodeProps<WorkflowNode & { data: FunctionalityNodeData }>) {
+  const node = data.node;
+  return (
+    <Box
+      data-testid={`graph-node-${node.id}`}
+      aria-label={`Functionality ${node.label}`}
+      style={{
+        width: "100%",
+        height: "100%",
+        padding: "6px 10px",
+        borderRadius: 8,
+        border: `${selected ? "2px" : "1px"} solid var(--mantine-color-${selected ? "blue-6" : "blue-4"})`,
+        background: "var(--mantine-color-blue-light)",
+        overflow: "hidden",
+        cursor: "pointer",
+      }}
+    >
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      <Group gap={4} wrap="nowrap" justify="space-between">
+        <Text size="xs" fw={700} truncate="end">
+          {node.label}
+        </Text>
+        {node.isJoin && (
+          <Badge size="xs" color="grape" variant="filled" style={{ flexShrink: 0 }}>
+            join
+          </Badge>
+        )}
+      </Group>
+      <Text size="10px" c="dimmed" lineClamp={2}>
+        {node.description}
+      </Text>
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </Box>
+  );
+}
+
+function StartNode() {
+  return (
+    <Box
+      aria-label="Start"
+      style={{ width: "100%", height: "100%", borderRadius: "50%", background: "var(--mantine-color-text)" }}
+    >
+      <Handle type="source" position={Position.Right} isConnectable={false} style={{ opacity: 0 }} />
+    </Box>
+  );
+}
+
+function CategoryNode({ data }: NodeProps<WorkflowNode & { data: GroupNodeData }>) {
+  return (
+    <Box
+      data-testid={`graph-group-${data.category}`}
+      style={{
+        width: "100%",
+        height: "100%",
+        borderRadius: 12,
+        border: "1px dashed var(--mantine-color-gray-5)",
+        background: "var(--mantine-color-gray-light)",
+        padding: "4px 10px",
+      }}
+    >
+      <Text size="xs" fw={600} c="dimmed" tt="uppercase">
+        {data.category}
+      </Text>
+    </Box>
+  );
+}
+
+const NODE_TYPES: NodeTypes = {
+  functionality: FunctionalityNode,
+  start: StartNode,
+  category: CategoryNode,
+};
+
+const EXPORT_WIDTH = 1600;
+const EXPORT_HEIGHT = 1000;
+
+function download(dataUrl: string, filename: string) {
+  const link = document.createElement("a");
+  link.href = dataUrl;
+  link.download = filename;
+  link.click();
+}
+
+function ExportButtons({ container, filename }: { container: RefObject<HTMLDivElement | null>; filename: string }) {
+  const { getNodes } = useReactFlow();
+  const [busy, setBusy] = useState<"svg" | "png" | null>(null);
+  const dark = useComputedColorScheme("light") === "dark";
+
+  async function save(format: "svg" | "png") {
+    const viewport = container.current?.querySelector<HTMLElement>(".react-flow__viewport");
+    if (!viewport) return;
+    setBusy(format);
+    try {
+      const bounds = getNodesBounds(getNodes());
+      const view = getViewportForBounds(bounds, EXPORT_WIDTH, EXPORT_HEIGHT, 0.2, 2, 0.05);
+      const options = {
+        backgroundColor: dark ? "#1a1b1e" : "#ffffff",
+        width: EXPORT_WIDTH,
+        height: EXPORT_HEIGHT,
+        style: {
+          width: `${String(EXPORT_WIDTH)}px`,
+          height: `${String(EXPORT_HEIGHT)}px`,
+          transform: `translate(${String(view.x)}px, ${String(view.y)}px) scale(${String(view.zoom)})`,
+        },
+      };
+      const url = format === "svg" ? await toSvg(viewport, options) : await toPng(viewport, options);
+      download(url, `${filename}.${format}`);
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  return (
+    <Group gap={4}>
+      <Button size="compact-xs" variant="default" loading={busy === "svg"} onClick={() => void save("svg")}>
+        Export SVG
+      </Button>
+      <Button size="compact-xs" variant="default" loading={busy === "png"} onClick={() => void save("png")}>
+        Export PNG
+      </Button>
+    </Group>
+  );
+}
+
+/** The clicked functionality: description, parameters with their options, outputs. */
+export function FunctionalityDetails({ node, onClose }: { node: GraphNode; onClose: () => void }) {
+  return (
+    <Paper withBorder p="sm" w={{ base: "100%", md: 340 }} role="region" aria-label="Functionality details">
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="nowrap" align="flex-start">
+          <Title order={3} size="h5" style={{ overflowWrap: "anywhere" }}>
+            {node.label}
+          </Title>
+          <CloseButton aria-label="Close details" onClick={onClose} />
+        </Group>
+        <Group gap={4}>
+          {node.category && <Badge variant="light">{node.category}</Badge>}
+          {node.isJoin && (
+            <Badge color="grape" variant="light">
+              join
+            </Badge>
+          )}
+          <Text size="xs" c="dimmed" ff="monospace">
+            {node.id}
+          </Text>
+        </Group>
+        {node.description && (
+          <Text size="sm" style={{ overflowWrap: "anywhere" }}>
+            {node.description}
+          </Text>
+        )}
+        <Title order={4} size="h6">
+          Parameters
+        </Title>
+        {node.parameters.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            None.
+          </Text>
+        ) : (
+          <Table fz="xs" withRowBorders>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Options</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {node.parameters.map((parameter) => (
+                <Table.Tr key={parameter.name}>
+                  <Table.Td>
+                    <Text size="xs" fw={600} ff="monospace">
+                      {parameter.name}
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      {parameter.description}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    {parameter.options.length === 0 ? (
+                      <Text size="xs" c="dimmed">
+                        free text
+                      </Text>
+                    ) : (
+                      <Group gap={4}>
+                        {parameter.options.map((option) => (
+                          <Badge key={option} size="xs" variant="outline" tt="none">
+                            {option}
+                          </Badge>
+                        ))}
+                      </Group>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+        <Title order={4} size="h6">
+          Outputs
+        </Title>
+        {node.outputs.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            None.
+          </Text>
+        ) : (
+          <Stack gap={2} component="ul" m={0} pl="md">
+            {node.outputs.map((output) => (
+              <Text component="li" size="xs" key={output.name}>
+                <Text span ff="monospace" fw={600} size="xs">
+                  {output.name}
+                </Text>
+                {output.description ? ` — ${output.description}` : ""}
+              </Text>
+            ))}
+          </Stack>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+interface WorkflowGraphProps {
+  data: WorkflowGraphData;
+  /** Base name of exported files. */
+  filename?: string;
+  height?: number;
+}
+
+function WorkflowGraphInner({ data, filename = "workflow", height = 560 }: WorkflowGraphProps) {
+  const layout = useMemo(() => layoutWorkflow(data), [data]);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const selected = data.nodes.find((node) => node.id === selectedId && node.kind === "functionality") ?? null;
+  const container = useRef<HTMLDivElement>(null);
+  const colorMode = useComputedColorScheme("light");
+  const functionalities = data.nodes.filter((node) => node.kind === "functionality").length;
+
+  return (
+    <Stack gap="xs">
+      <Text size="sm" c="dimmed">
+        {`${String(functionalities)} functionalities in ${String(data.categories.length)} categories, ${String(
+          data.joins.length,
+        )} joins. Drag to pan, scroll to zoom, click a functionality for its details.`}
+      </Text>
+      <Group align="flex-start" gap="sm" wrap="wrap">
+        <Box
+          ref={container}
+          style={{ flex: 1, minWidth: 320, height, border: "1px solid var(--mantine-color-default-border)" }}
+          role="figure"
+          aria-label="Workflow graph"
+        >
+          <ReactFlow
+            nodes={layout.nodes}
+            edges={layout.edges}
+            nodeTypes={NODE_TYPES}
+            colorMode={colorMode}
+            fitView
+            minZoom={0.1}
+            maxZoom={2.5}
+            nodesDraggable={false}
+            nodesConnectable={false}
+            elementsSelectable
+            onNodeClick={(_event, node) => {
+              if (node.type === "functionality") setSelectedId(node.id);
+            }}
+            onSelectionChange={({ nodes }) => {
+              // Keyboard users select a focused node with Enter; that opens its details too.
+              const picked = nodes.find((node) => node.type === "functionality");
+              if (picked) setSelectedId(picked.id);
+            }}
+            onPaneClick={() => {
+              setSelectedId(null);
+            }}
+            proOptions={{ hideAttribution: true }}
+          >
+            <Background />
+            <Controls showInteractive={false} />
+            <MiniMap pannable zoomable />
+            <Panel position="top-right">
+              <ExportButtons container={container} filename={filename} />
+            </Panel>
+          </ReactFlow>
+        </Box>
+        {selected && (
+          <ScrollArea.Autosize mah={height}>
+            <FunctionalityDetails
+              node={selected}
+              onClose={() => {
+                setSelectedId(null);
+              }}
+            />
+          </ScrollArea.Autosize>
+        )}
+      </Group>
+    </Stack>
+  );
+}
+
+export function WorkflowGraph(props: WorkflowGraphProps) {
+  return (
+    <ReactFlowProvider>
+      <WorkflowGraphInner {...props} />
+    </ReactFlowProvider>
+  );
+}

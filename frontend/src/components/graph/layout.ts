@@ -1,0 +1,145 @@
+/**
+ * The layered layout of a TRACER workflow graph: dagre ranks the functionalities left to right, each category
+ * becomes a group box around its functionalities (a dagre compound node), and every parent → child edge is
+ * kept, so a join (a functionality with several parents) gets one edge per parent.
+ *
+ * The result is plain React Flow nodes and edges: group nodes first, their children positioned relative to them.
+ */
+import { Graph, layout as dagreLayout, type GraphLabel, type NodeLabel } from "@dagrejs/dagre";
+import { type Edge, MarkerType, type Node } from "@xyflow/react";
+import type { GraphNode, WorkflowGraphData } from "../../api/artefacts";
+
+export const NODE_WIDTH = 200;
+export const NODE_HEIGHT = 64;
+export const START_SIZE = 36;
+const GROUP_PADDING = 24;
+const GROUP_LABEL = 28;
+
+export interface FunctionalityNodeData extends Record<string, unknown> {
+  node: GraphNode;
+}
+
+export interface GroupNodeData extends Record<string, unknown> {
+  category: string;
+}
+
+export type WorkflowNode = Node<FunctionalityNodeData, "functionality" | "start"> | Node<GroupNodeData, "category">;
+
+export interface WorkflowLayout {
+  nodes: WorkflowNode[];
+  edges: Edge[];
+}
+
+const groupId = (category: string) => `category:${category}`;
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+function size(node: GraphNode) {
+  return node.kind === "start" ? { width: START_SIZE, height: START_SIZE } : { width: NODE_WIDTH, height: NODE_HEIGHT };
+}
+
+/** Runs dagre; with `compound` the categories are laid out as clusters. Answers each node's centre. */
+function place(data: WorkflowGraphData, compound: boolean): Map<string, { x: number; y: number }> {
+  const graph = new Graph<GraphLabel, NodeLabel, object>({ compound, multigraph: false });
+  graph.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 80, marginx: 16, marginy: 16 });
+  graph.setDefaultEdgeLabel(() => ({}));
+  for (const node of data.nodes) graph.setNode(node.id, size(node));
+  if (compound) {
+    for (const node of data.nodes) {
+      if (node.kind !== "functionality" || !node.category) continue;
+      if (!graph.hasNode(groupId(node.category))) graph.setNode(groupId(node.category), { width: 0, height: 0 });
+      graph.setParent(node.id, groupId(node.category));
+    }
+  }
+  for (const edge of data.edges) graph.setEdge(edge.source, edge.target);
+  dagreLayout(graph);
+  const centres = new Map<string, { x: number; y: number }>();
+  for (const node of data.nodes) {
+    const placed = graph.node(node.id);
+    centres.set(node.id, { x: placed.x ?? 0, y: placed.y ?? 0 });
+  }
+  return centres;
+}
+
+/** Lays out the graph. Deterministic: the same data gives the same positions. */
+export function layoutWorkflow(data: WorkflowGraphData): WorkflowLayout {
+  let centres: Map<string, { x: number; y: number }>;
+  try {
+    centres = place(data, true);
+  } catch {
+    // Dagre's clustering can fail on some edge patterns across clusters; a flat layout still shows everything.
+    centres = place(data, false);
+  }
+
+  const absolute = new Map<string, Box>();
+  for (const node of data.nodes) {
+    const { width, height } = size(node);
+    const centre = centres.get(node.id) ?? { x: 0, y: 0 };
+    absolute.set(node.id, { x: centre.x - width / 2, y: centre.y - height / 2, width, height });
+  }
+
+  // A category's box: around its functionalities, with room for its label.
+  const groups = new Map<string, Box>();
+  for (const node of data.nodes) {
+    if (node.kind !== "functionality" || !node.category) continue;
+    const box = absolute.get(node.id);
+    if (!box) continue;
+    const current = groups.get(node.category);
+    const left = Math.min(current?.x ?? Infinity, box.x - GROUP_PADDING);
+    const top = Math.min(current?.y ?? Infinity, box.y - GROUP_PADDING - GROUP_LABEL);
+    const right = Math.max(current ? current.x + current.width : -Infinity, box.x + box.width + GROUP_PADDING);
+    const bottom = Math.max(current ? current.y + current.height : -Infinity, box.y + box.height + GROUP_PADDING);
+    groups.set(node.category, { x: left, y: top, width: right - left, height: bottom - top });
+  }
+
+  const nodes: WorkflowNode[] = [...groups.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([category, box]) => ({
+      id: groupId(category),
+      type: "category",
+      position: { x: box.x, y: box.y },
+      data: { category },
+      width: box.width,
+      height: box.height,
+      style: { width: box.width, height: box.height },
+      selectable: false,
+      draggable: false,
+      focusable: false,
+      zIndex: -1,
+    }));
+
+  for (const node of data.nodes) {
+    const box = absolute.get(node.id) ?? { x: 0, y: 0, width: NODE_WIDTH, height: NODE_HEIGHT };
+    const group = node.kind === "functionality" && node.category ? groups.get(node.category) : undefined;
+    nodes.push({
+      id: node.id,
+      type: node.kind === "start" ? "start" : "functionality",
+      position: group ? { x: box.x - group.x, y: box.y - group.y } : { x: box.x, y: box.y },
+      ...(group && { parentId: groupId(node.category) }),
+      data: { node },
+      width: box.width,
+      height: box.height,
+      draggable: false,
+      connectable: false,
+    });
+  }
+
+  const joins = new Set(data.joins);
+  const edges: Edge[] = data.edges.map((edge) => ({
+    id: `${edge.source}->${edge.target}`,
+    source: edge.source,
+    target: edge.target,
+    markerEnd: { type: MarkerType.ArrowClosed },
+    animated: false,
+    className: joins.has(edge.target) ? "workflow-edge-join" : undefined,
+    style: joins.has(edge.target) ? { strokeDasharray: "6 3" } : undefined,
+    data: { kind: edge.kind, join: joins.has(edge.target) },
+  }));
+
+  return { nodes, edges };
+}

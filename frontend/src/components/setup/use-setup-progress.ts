@@ -1,0 +1,97 @@
+/**
+ * The setup guide's checklist, computed from the API: a key, a connector, a project, a profile, a first run.
+ * Each step is done when the data says so, so the list stays right whatever screen the user used.
+ */
+import { useQueries, useQuery } from "@tanstack/react-query";
+import { connectorsPageQueryOptions } from "../../api/connectors";
+import { keysPageQueryOptions } from "../../api/keys";
+import { getProfilesPage } from "../../api/profiles";
+import { projectsPageQueryOptions } from "../../api/projects";
+import { runsQueryOptions } from "../../api/runs";
+import { paths } from "../../lib/paths";
+
+export interface SetupStep {
+  id: "key" | "connector" | "project" | "profiles" | "run";
+  title: string;
+  description: string;
+  done: boolean;
+  to: string;
+  action: string;
+}
+
+const LONG_RUN_KINDS = new Set(["tracer", "sensei", "check"]);
+
+export function useSetupProgress() {
+  const keys = useQuery(keysPageQueryOptions(1));
+  const connectors = useQuery(connectorsPageQueryOptions(1));
+  const projects = useQuery(projectsPageQueryOptions(1));
+  const runs = useQuery(runsQueryOptions(1));
+  const projectList = projects.data?.results ?? [];
+  const profilePages = useQueries({
+    queries: projectList.map((project) => ({
+      queryKey: ["projects", project.id, "profiles", "first-page"] as const,
+      queryFn: ({ signal }: { signal: AbortSignal }) => getProfilesPage(project.id, 1, signal),
+    })),
+  });
+
+  const firstProject = projectList[0];
+  const projectWithProfiles = projectList.find((_, index) => (profilePages[index]?.data?.count ?? 0) > 0);
+  const hasValidProfile = profilePages.some((page) => page.data?.results.some((profile) => profile.valid) ?? false);
+  const hasRun =
+    (runs.data?.results.some((run) => LONG_RUN_KINDS.has(run.kind)) ?? false) ||
+    profilePages.some((page) => page.data?.results.some((profile) => profile.origin === "tracer") ?? false);
+  const projectTarget = projectWithProfiles ?? firstProject;
+
+  const steps: SetupStep[] = [
+    {
+      id: "key",
+      title: "Add an LLM API key",
+      description: "TRACER and SENSEI talk to an LLM with your key. It is stored encrypted and never shown again.",
+      done: (keys.data?.count ?? 0) > 0,
+      to: paths.keys,
+      action: "Add a key",
+    },
+    {
+      id: "connector",
+      title: "Connect your chatbot",
+      description: "A connector says how to reach the chatbot under test. Test it before you go on.",
+      done: (connectors.data?.count ?? 0) > 0,
+      to: paths.connectors,
+      action: "Create a connector",
+    },
+    {
+      id: "project",
+      title: "Create a project",
+      description: "A project puts a connector, a key and the models to use together.",
+      done: (projects.data?.count ?? 0) > 0,
+      to: paths.projects,
+      action: "Create a project",
+    },
+    {
+      id: "profiles",
+      title: "Write or generate a valid profile",
+      description: "Profiles describe simulated users. Write one, upload YAML files, or let TRACER explore.",
+      done: hasValidProfile,
+      to: projectTarget ? paths.testCenter(projectTarget.id) : paths.projects,
+      action: "Open the test center",
+    },
+    {
+      id: "run",
+      title: "Start a first run",
+      description: "Explore the chatbot with TRACER or test it with your profiles using SENSEI.",
+      done: hasRun,
+      to: projectTarget ? paths.testCenter(projectTarget.id) : paths.projects,
+      action: "Start a run",
+    },
+  ];
+
+  const queries = [keys, connectors, projects, runs, ...profilePages];
+  return {
+    steps,
+    doneCount: steps.filter((step) => step.done).length,
+    next: steps.find((step) => !step.done) ?? null,
+    isPending: queries.some((query) => query.isPending),
+    isError: queries.some((query) => query.isError),
+    refetch: () => Promise.all(queries.map((query) => query.refetch())),
+  };
+}

@@ -1,0 +1,199 @@
+/**
+ * One SENSEI conversation as a chat transcript, with its variable values, extracted outputs and errors.
+ *
+ * Everything here was written by the chatbot under test or by an LLM, so it is untrusted: every text is a React
+ * text node (escaped, never parsed as HTML), buttons are shown as buttons, and a button's link is clickable only
+ * when it is an http(s) URL — `javascript:`, `data:` and the like are shown as plain text.
+ */
+import { Badge, Box, Button, Group, Paper, SimpleGrid, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
+import {
+  type ConversationRecordView,
+  errorName,
+  formatValue,
+  type TranscriptButton,
+  type TranscriptTurn,
+} from "../../api/conversations";
+
+/** The URL if it is an absolute http(s) URL, else null. */
+export function safeLinkUrl(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+function BotButton({ button }: { button: TranscriptButton }) {
+  const href = button.url ? safeLinkUrl(button.url) : null;
+  if (href !== null) {
+    return (
+      <Button
+        component="a"
+        href={href}
+        target="_blank"
+        rel="noopener noreferrer nofollow"
+        size="compact-xs"
+        variant="outline"
+        title={href}
+      >
+        {button.label}
+      </Button>
+    );
+  }
+  const detail = button.url ? `Link not opened: ${button.url}` : button.value ? `Sends: ${button.value}` : "";
+  return (
+    <Tooltip label={detail} disabled={detail === ""} multiline maw={360}>
+      {/* A picture of the chatbot's button: it is not pressed from here. */}
+      <Button component="span" size="compact-xs" variant="outline" color="gray" tabIndex={-1} aria-disabled="true">
+        {button.label}
+      </Button>
+    </Tooltip>
+  );
+}
+
+function Bubble({ turn, errors }: { turn: TranscriptTurn; errors: string[] }) {
+  const user = turn.role === "user";
+  return (
+    <Box
+      component="li"
+      style={{ display: "flex", justifyContent: user ? "flex-end" : "flex-start", listStyle: "none" }}
+      aria-label={user ? "Simulated user" : "Chatbot"}
+    >
+      <Paper
+        p="xs"
+        radius="md"
+        maw="80%"
+        bg={user ? "var(--mantine-color-blue-light)" : "var(--mantine-color-default-hover)"}
+        withBorder={errors.length > 0}
+        style={errors.length > 0 ? { borderColor: "var(--mantine-color-red-6)" } : undefined}
+      >
+        <Group gap={6} mb={2}>
+          <Text size="xs" fw={700} c={user ? "blue" : "dimmed"}>
+            {user ? "User" : "Chatbot"}
+          </Text>
+          {turn.latencySeconds !== null && (
+            <Text size="xs" c="dimmed">
+              {`${turn.latencySeconds.toFixed(2)} s`}
+            </Text>
+          )}
+        </Group>
+        <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="turn-text">
+          {turn.text}
+        </Text>
+        {turn.buttons.length > 0 && (
+          <Group gap={4} mt={6} role="group" aria-label="Buttons offered">
+            {turn.buttons.map((button, index) => (
+              <BotButton key={`${button.label}-${String(index)}`} button={button} />
+            ))}
+          </Group>
+        )}
+        {errors.map((error) => (
+          <Text key={error} size="xs" c="red" mt={4}>
+            {error}
+          </Text>
+        ))}
+      </Paper>
+    </Box>
+  );
+}
+
+/** Chat bubbles for a list of turns (also TRACER's exploration sessions). */
+export function ChatTurns({
+  turns,
+  errorsByTurn,
+  label,
+}: {
+  turns: TranscriptTurn[];
+  errorsByTurn?: Map<number, string[]>;
+  label: string;
+}) {
+  return (
+    <Stack component="ol" gap={6} m={0} p={0} aria-label={label}>
+      {turns.map((turn, index) => (
+        <Bubble key={index} turn={turn} errors={errorsByTurn?.get(index) ?? []} />
+      ))}
+    </Stack>
+  );
+}
+
+function ValueTable({ title, rows, empty }: { title: string; rows: [string, unknown][]; empty: string }) {
+  return (
+    <Stack gap={4}>
+      <Title order={4} size="h6">
+        {title}
+      </Title>
+      {rows.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          {empty}
+        </Text>
+      ) : (
+        <Table fz="xs" withTableBorder aria-label={title}>
+          <Table.Tbody>
+            {rows.map(([name, value]) => (
+              <Table.Tr key={name}>
+                <Table.Th w="40%" ff="monospace">
+                  {name}
+                </Table.Th>
+                <Table.Td style={{ overflowWrap: "anywhere" }} c={value === null ? "red" : undefined}>
+                  {formatValue(value)}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}
+
+export function Transcript({ record }: { record: ConversationRecordView }) {
+  const errorsByTurn = new Map<number, string[]>();
+  for (const error of record.errors) {
+    if (error.turn === null) continue;
+    errorsByTurn.set(error.turn, [...(errorsByTurn.get(error.turn) ?? []), `${String(error.code)} ${error.message}`]);
+  }
+
+  return (
+    <Stack gap="md">
+      {record.errors.length > 0 && (
+        <Stack gap={4} role="region" aria-label="Errors">
+          <Title order={4} size="h6">
+            Errors
+          </Title>
+          {record.errors.map((error, index) => (
+            <Group key={`${String(error.code)}-${String(index)}`} gap={6} wrap="nowrap" align="baseline">
+              <Badge color="red" variant="light" style={{ flexShrink: 0 }}>
+                {`${String(error.code)} ${errorName(error.code)}`}
+              </Badge>
+              <Text size="sm" style={{ overflowWrap: "anywhere" }}>
+                {error.message}
+                {error.turn !== null ? ` (turn ${String(error.turn + 1)})` : ""}
+              </Text>
+            </Group>
+          ))}
+        </Stack>
+      )}
+
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
+        <ValueTable title="Variable values" rows={record.inputs} empty="No variables." />
+        <ValueTable title="Extracted outputs" rows={record.outputs} empty="No outputs expected." />
+      </SimpleGrid>
+
+      <Stack gap={4}>
+        <Title order={4} size="h6">
+          Transcript
+        </Title>
+        {record.turns.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            No messages were exchanged.
+          </Text>
+        ) : (
+          <ChatTurns turns={record.turns} errorsByTurn={errorsByTurn} label="Transcript" />
+        )}
+      </Stack>
+
+      {record.settings.length > 0 && <ValueTable title="Conversation settings" rows={record.settings} empty="" />}
+    </Stack>
+  );
+}

@@ -1,0 +1,205 @@
+/**
+ * One check run: per rule its status and counts, and for a rule that failed, each failing check with its reason,
+ * the rule's message and the conversations involved — each one opens as a transcript.
+ */
+import { Accordion, Anchor, Badge, Group, Loader, Stack, Table, Text, Title } from "@mantine/core";
+import { useState } from "react";
+import { Link } from "react-router";
+import { useFoundConversation } from "../../api/conversations";
+import { readRuleReport, type RuleResultRow, useRuleResults } from "../../api/rule-results";
+import { isRunActive, type Run } from "../../api/runs";
+import { readCheckSummary, type RunStats, useRunStats } from "../../api/runs-dashboard";
+import { ErrorState, LoadingState } from "../../components/StateViews";
+import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
+import { formatCount, formatPercent } from "./format";
+import { RunHeader } from "./RunHeader";
+import { RunLivePanel } from "./RunLivePanel";
+import { ConversationModal, ExportMenu } from "./SenseiRunView";
+
+const RULE_COLOR: Record<string, string> = {
+  passed: "teal",
+  failed: "red",
+  error: "orange",
+  not_applicable: "gray",
+};
+
+function ConversationLink({
+  senseiRuns,
+  recordId,
+  onOpen,
+}: {
+  senseiRuns: number[];
+  recordId: string;
+  onOpen: (found: { runId: number; conversationId: number }) => void;
+}) {
+  const [wanted, setWanted] = useState(false);
+  const found = useFoundConversation(senseiRuns, wanted ? recordId : null);
+  if (wanted && found.isFetching) return <Loader size="xs" aria-label={`Finding ${recordId}`} />;
+  if (wanted && found.data === null) {
+    return (
+      <Text size="xs" c="dimmed" ff="monospace">
+        {`${recordId} (no longer stored)`}
+      </Text>
+    );
+  }
+  return (
+    <Anchor
+      component="button"
+      size="xs"
+      ff="monospace"
+      onClick={() => {
+        if (found.data) onOpen(found.data);
+        else setWanted(true);
+      }}
+    >
+      {recordId}
+    </Anchor>
+  );
+}
+
+function RuleDrillDown({
+  row,
+  senseiRuns,
+  onOpen,
+}: {
+  row: RuleResultRow;
+  senseiRuns: number[];
+  onOpen: (found: { runId: number; conversationId: number }) => void;
+}) {
+  const report = readRuleReport(row.report);
+  return (
+    <Stack gap="xs">
+      {report.description && <Text size="sm">{report.description}</Text>}
+      {report.results.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No failing check.
+        </Text>
+      ) : (
+        <Table withTableBorder fz="xs" aria-label={`Failing checks of ${row.name}`}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Outcome</Table.Th>
+              <Table.Th>Reason</Table.Th>
+              <Table.Th>Message</Table.Th>
+              <Table.Th>Conversations</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {report.results.map((result, index) => (
+              <Table.Tr key={index}>
+                <Table.Td>
+                  <Badge color={result.outcome === "fail" ? "red" : "orange"} variant="light">
+                    {result.outcome}
+                  </Badge>
+                </Table.Td>
+                <Table.Td style={{ overflowWrap: "anywhere" }}>{result.reason || "—"}</Table.Td>
+                <Table.Td style={{ overflowWrap: "anywhere" }}>{result.message || "—"}</Table.Td>
+                <Table.Td>
+                  <Stack gap={2}>
+                    {result.conversations.slice(0, 20).map((id) => (
+                      <ConversationLink key={id} senseiRuns={senseiRuns} recordId={id} onOpen={onOpen} />
+                    ))}
+                    {result.conversations.length > 20 && (
+                      <Text size="xs" c="dimmed">{`and ${String(result.conversations.length - 20)} more`}</Text>
+                    )}
+                  </Stack>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      {report.omitted > 0 && <Text size="xs" c="dimmed">{`${String(report.omitted)} more not listed.`}</Text>}
+      {report.notApplicableReasons.length > 0 && (
+        <Text size="xs" c="dimmed">
+          {`Not applicable: ${report.notApplicableReasons.map(([reason, count]) => `${reason} (${String(count)})`).join("; ")}`}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function passRate(stats: RunStats | undefined, row: RuleResultRow): number | null {
+  const fromStats = stats?.rules.find((rule) => rule.name === row.name)?.passRate;
+  if (fromStats !== undefined && fromStats !== null) return fromStats;
+  const decided = row.passed + row.failed + row.errors;
+  return decided > 0 ? row.passed / decided : null;
+}
+
+export function CheckRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
+  const summary = readCheckSummary(run);
+  const active = isRunActive(run.status);
+  const results = useRuleResults(run.id, !active);
+  const stats = useRunStats(run.id, false, !active);
+  const [open, setOpen] = useState<{ runId: number; conversationId: number } | null>(null);
+
+  return (
+    <Stack gap="md">
+      <RunHeader
+        run={run}
+        mode={mode}
+        title={`Check run #${String(run.id)}`}
+        backTo={
+          mode === "public" && run.project
+            ? dashboardPaths.publicProject(run.project)
+            : dashboardPaths.rules(run.project)
+        }
+        facts={[
+          {
+            label: "SENSEI runs",
+            value: (
+              <Group gap={4}>
+                {summary.senseiRuns.map((id) => (
+                  <Anchor key={id} component={Link} to={dashboardPaths.senseiRun(id, mode)} size="sm">
+                    {`#${String(id)}`}
+                  </Anchor>
+                ))}
+              </Group>
+            ),
+          },
+          { label: "Conversations", value: formatCount(summary.conversations) },
+          { label: "Rules passed", value: formatPercent(summary.passRate) },
+        ]}
+        actions={<ExportMenu runId={run.id} />}
+      />
+      {active && <RunLivePanel run={run} readOnly={mode === "public"} />}
+      <Title order={2} size="h4">
+        Results per rule
+      </Title>
+      {results.isPending && !active && <LoadingState label="Loading the results" />}
+      {results.isError && <ErrorState error={results.error} title="Could not load the results" />}
+      {results.data?.length === 0 && <Text c="dimmed">No rule was checked.</Text>}
+      {results.data && results.data.length > 0 && (
+        <Accordion variant="separated" multiple aria-label="Rules">
+          {results.data.map((row) => (
+            <Accordion.Item key={row.id} value={String(row.id)}>
+              <Accordion.Control>
+                <Group gap="sm" wrap="wrap">
+                  <Text fw={600}>{row.name}</Text>
+                  <Badge color={RULE_COLOR[row.status] ?? "gray"} variant="light">
+                    {row.status.replace("_", " ")}
+                  </Badge>
+                  <Text size="sm" c="dimmed">
+                    {`${String(row.checks)} checks: ${String(row.passed)} passed, ${String(row.failed)} failed, ${String(
+                      row.not_applicable,
+                    )} not applicable, ${String(row.errors)} errors — pass rate ${formatPercent(passRate(stats.data, row))}`}
+                  </Text>
+                </Group>
+              </Accordion.Control>
+              <Accordion.Panel>
+                <RuleDrillDown row={row} senseiRuns={summary.senseiRuns} onOpen={setOpen} />
+              </Accordion.Panel>
+            </Accordion.Item>
+          ))}
+        </Accordion>
+      )}
+      <ConversationModal
+        runId={open?.runId ?? 0}
+        conversationId={open?.conversationId ?? null}
+        onClose={() => {
+          setOpen(null);
+        }}
+      />
+    </Stack>
+  );
+}

@@ -1,0 +1,313 @@
+/**
+ * The TRACER and SENSEI run lists: filtered, sorted and paginated on the server (`/api/runs/`), re-read while a row
+ * is still running. Filters: project (unless fixed), status, project name search and a creation date range.
+ */
+import {
+  Anchor,
+  Group,
+  Pagination,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  UnstyledButton,
+  VisuallyHidden,
+} from "@mantine/core";
+import { useDebouncedValue } from "@mantine/hooks";
+import type { ReactNode } from "react";
+import { useState } from "react";
+import { Link } from "react-router";
+import { pageCount } from "../../api/pagination";
+import type { Run, RunStatus } from "../../api/runs";
+import {
+  type DashboardKind,
+  readSenseiSummary,
+  readTracerSummary,
+  type RunFilters,
+  type RunOrdering,
+  useRunsPage,
+} from "../../api/runs-dashboard";
+import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
+import { formatCost, formatCount, formatDate, formatPercent, formatSeconds } from "./format";
+import { RunStatusBadge } from "./RunStatusBadge";
+
+const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+type SortField = "created_at" | "finished_at" | "cost_usd" | "status";
+
+function SortHeader({
+  field,
+  label,
+  ordering,
+  onSort,
+}: {
+  field: SortField;
+  label: string;
+  ordering: RunOrdering;
+  onSort: (ordering: RunOrdering) => void;
+}) {
+  const active = ordering === field || ordering === `-${field}`;
+  const descending = ordering === `-${field}`;
+  // Newest, latest and dearest first on the first click; the server sorts status one way only.
+  const down: RunOrdering = field === "status" ? "status" : `-${field}`;
+  const next: RunOrdering = active && descending ? field : down === ordering ? field : down;
+  return (
+    <Table.Th aria-sort={active ? (descending ? "descending" : "ascending") : "none"}>
+      <UnstyledButton
+        onClick={() => {
+          onSort(next);
+        }}
+        fw={700}
+        fz="sm"
+      >
+        {label}
+        {active ? (descending ? " ↓" : " ↑") : ""}
+        <VisuallyHidden>{`, sort by ${label.toLowerCase()}`}</VisuallyHidden>
+      </UnstyledButton>
+    </Table.Th>
+  );
+}
+
+interface Column {
+  label: string;
+  sort?: SortField;
+  cell: (run: Run) => ReactNode;
+}
+
+function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
+  const link = (run: Run) => {
+    const to =
+      kind === "tracer"
+        ? dashboardPaths.tracerRun(run.id, mode)
+        : kind === "sensei"
+          ? dashboardPaths.senseiRun(run.id, mode)
+          : dashboardPaths.checkRun(run.id, mode);
+    return (
+      <Anchor component={Link} to={to} fw={600}>
+        {`#${String(run.id)}`}
+      </Anchor>
+    );
+  };
+  const base: Column[] = [
+    { label: "Run", cell: link },
+    { label: "Project", cell: (run) => run.project_name ?? "—" },
+    { label: "Status", sort: "status", cell: (run) => <RunStatusBadge run={run} /> },
+  ];
+  const tail: Column[] = [
+    { label: "Duration", sort: "finished_at", cell: (run) => formatSeconds(run.duration_seconds) },
+    { label: "Cost", sort: "cost_usd", cell: (run) => formatCost(run.cost_usd) },
+    { label: "Created", sort: "created_at", cell: (run) => formatDate(run.created_at) },
+    { label: "By", cell: (run) => run.owner_name || "—" },
+  ];
+  if (kind === "tracer") {
+    return [
+      ...base,
+      {
+        label: "Sessions × turns",
+        cell: (run) => {
+          const s = readTracerSummary(run);
+          return `${formatCount(s.sessions)} × ${formatCount(s.turns)}`;
+        },
+      },
+      { label: "Functionalities", cell: (run) => formatCount(readTracerSummary(run).functionalities) },
+      {
+        label: "Profiles",
+        cell: (run) => {
+          const s = readTracerSummary(run);
+          return s.profiles === null ? "—" : `${String(s.validProfiles ?? s.profiles)} / ${String(s.profiles)}`;
+        },
+      },
+      ...tail,
+    ];
+  }
+  return [
+    ...base,
+    {
+      label: "Profiles",
+      cell: (run) => {
+        const names = readSenseiSummary(run).profiles.map((p) => p.name);
+        return (
+          <Text size="sm" lineClamp={2} title={names.join(", ")}>
+            {names.length === 0 ? "—" : names.join(", ")}
+          </Text>
+        );
+      },
+    },
+    { label: "Conversations", cell: (run) => formatCount(readSenseiSummary(run).conversations) },
+    {
+      label: "Errors",
+      cell: (run) => {
+        const s = readSenseiSummary(run);
+        return (
+          <Text size="sm" c={s.withErrors ? "red" : undefined}>
+            {formatCount(s.withErrors)}
+          </Text>
+        );
+      },
+    },
+    { label: "Passed", cell: (run) => formatPercent(readSenseiSummary(run).passRate) },
+    ...tail,
+  ];
+}
+
+interface RunsTableProps {
+  kind: DashboardKind;
+  mode: DashboardMode;
+  /** Only this project's runs (the filter is then not shown). */
+  projectId?: number;
+  /** Projects to filter by (owner mode). */
+  projects?: { value: string; label: string }[];
+  /** Shown when there is no run at all. */
+  empty?: ReactNode;
+}
+
+export function RunsTable({ kind, mode, projectId, projects = [], empty }: RunsTableProps) {
+  const [page, setPage] = useState(1);
+  const [project, setProject] = useState<string | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [search, setSearch] = useState("");
+  const [after, setAfter] = useState("");
+  const [before, setBefore] = useState("");
+  const [ordering, setOrdering] = useState<RunOrdering>("-created_at");
+  const [debouncedSearch] = useDebouncedValue(search, 300);
+
+  const filters: RunFilters = {
+    kind,
+    page,
+    project: projectId ?? (project === null ? null : Number(project)),
+    status: status as RunStatus | null,
+    search: debouncedSearch,
+    ordering,
+    createdAfter: after || null,
+    createdBefore: before || null,
+    scope: mode === "public" ? "public" : "mine",
+  };
+  const runs = useRunsPage(filters);
+  const columns = columnsFor(kind, mode);
+  const filtered = project !== null || status !== null || debouncedSearch !== "" || after !== "" || before !== "";
+  const reset =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      setPage(1);
+    };
+
+  return (
+    <Stack gap="sm">
+      <Group gap="sm" align="flex-end" wrap="wrap">
+        {projectId === undefined && projects.length > 0 && (
+          <Select
+            label="Project"
+            placeholder="All projects"
+            data={projects}
+            value={project}
+            onChange={reset(setProject)}
+            clearable
+            searchable
+            w={220}
+          />
+        )}
+        <Select
+          label="Status"
+          placeholder="Any status"
+          data={STATUSES}
+          value={status}
+          onChange={reset(setStatus)}
+          clearable
+          w={160}
+        />
+        {projectId === undefined && (
+          <TextInput
+            label="Search"
+            placeholder="Project name"
+            value={search}
+            onChange={(event) => {
+              reset(setSearch)(event.currentTarget.value);
+            }}
+            w={200}
+          />
+        )}
+        <TextInput
+          type="date"
+          label="Created from"
+          value={after}
+          onChange={(event) => {
+            reset(setAfter)(event.currentTarget.value);
+          }}
+          w={160}
+        />
+        <TextInput
+          type="date"
+          label="Created until"
+          value={before}
+          onChange={(event) => {
+            reset(setBefore)(event.currentTarget.value);
+          }}
+          w={160}
+        />
+      </Group>
+
+      {runs.isPending && <LoadingState label="Loading runs" />}
+      {runs.isError && (
+        <ErrorState error={runs.error} title="Could not load the runs" onRetry={() => void runs.refetch()} />
+      )}
+      {runs.data?.count === 0 && !filtered && (empty ?? <EmptyState title="No runs yet" />)}
+      {runs.data && (runs.data.count > 0 || filtered) && (
+        <>
+          <Table.ScrollContainer minWidth={900}>
+            <Table
+              highlightOnHover
+              withTableBorder
+              aria-label={kind === "tracer" ? "TRACER runs" : kind === "sensei" ? "SENSEI runs" : "Check runs"}
+              aria-busy={runs.isFetching}
+            >
+              <Table.Thead>
+                <Table.Tr>
+                  {columns.map((column) =>
+                    column.sort ? (
+                      <SortHeader
+                        key={column.label}
+                        field={column.sort}
+                        label={column.label}
+                        ordering={ordering}
+                        onSort={reset(setOrdering)}
+                      />
+                    ) : (
+                      <Table.Th key={column.label}>{column.label}</Table.Th>
+                    ),
+                  )}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {runs.data.results.length === 0 && (
+                  <Table.Tr>
+                    <Table.Td colSpan={columns.length}>
+                      <Text size="sm" c="dimmed">
+                        No run matches these filters.
+                      </Text>
+                    </Table.Td>
+                  </Table.Tr>
+                )}
+                {runs.data.results.map((run) => (
+                  <Table.Tr key={run.id}>
+                    {columns.map((column) => (
+                      <Table.Td key={column.label}>{column.cell(run)}</Table.Td>
+                    ))}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+          <Group justify="space-between">
+            <Text size="sm" c="dimmed">{`${String(runs.data.count)} runs`}</Text>
+            {runs.data.count > runs.data.results.length && (
+              <Pagination total={pageCount(runs.data.count)} value={page} onChange={setPage} />
+            )}
+          </Group>
+        </>
+      )}
+    </Stack>
+  );
+}

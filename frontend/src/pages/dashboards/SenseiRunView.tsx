@@ -1,0 +1,401 @@
+/**
+ * One SENSEI run: live progress, the charts (errors by type, response times, cost per profile), per-profile
+ * results, the conversations (filtered and paginated on the server) with each one's transcript, and exports.
+ */
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Menu,
+  Modal,
+  Pagination,
+  Paper,
+  Select,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Table,
+  Text,
+  Title,
+  VisuallyHidden,
+} from "@mantine/core";
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { Link } from "react-router";
+import {
+  conversationKeys,
+  errorName,
+  readConversationRecord,
+  readErrorCodes,
+  useConversation,
+  useConversationsPage,
+} from "../../api/conversations";
+import { pageCount } from "../../api/pagination";
+import { isRunActive, type Run } from "../../api/runs";
+import {
+  dashboardKeys,
+  type ExportFormat,
+  readSenseiSummary,
+  type RunStats,
+  useDownloadExport,
+  useRunStats,
+} from "../../api/runs-dashboard";
+import { CostPerProfileChart, ErrorsByTypeChart, ResponseTimeChart } from "../../components/charts/RunCharts";
+import { ServerErrorAlert } from "../../components/ServerErrorAlert";
+import { ErrorState, LoadingState } from "../../components/StateViews";
+import { Transcript } from "../../components/transcript/Transcript";
+import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
+import { formatCost, formatCount, formatPercent, formatSeconds } from "./format";
+import { RunHeader } from "./RunHeader";
+import { RunLivePanel } from "./RunLivePanel";
+
+const EXPORTS: { format: ExportFormat; label: string }[] = [
+  { format: "json", label: "JSON" },
+  { format: "csv", label: "CSV" },
+  { format: "junit", label: "JUnit XML" },
+];
+
+export function ExportMenu({ runId }: { runId: number }) {
+  const download = useDownloadExport();
+  return (
+    <>
+      <Menu position="bottom-end">
+        <Menu.Target>
+          <Button variant="default" loading={download.isPending}>
+            Export
+          </Button>
+        </Menu.Target>
+        <Menu.Dropdown>
+          {EXPORTS.map(({ format, label }) => (
+            <Menu.Item
+              key={format}
+              onClick={() => {
+                download.mutate({ runId, format });
+              }}
+            >
+              {label}
+            </Menu.Item>
+          ))}
+        </Menu.Dropdown>
+      </Menu>
+      {download.isError && <ServerErrorAlert error={download.error} title="The export failed" />}
+    </>
+  );
+}
+
+export function ConversationModal({
+  runId,
+  conversationId,
+  onClose,
+}: {
+  runId: number;
+  conversationId: number | null;
+  onClose: () => void;
+}) {
+  const conversation = useConversation(runId, conversationId);
+  const record = conversation.data ? readConversationRecord(conversation.data.record) : null;
+  return (
+    <Modal
+      opened={conversationId !== null}
+      onClose={onClose}
+      size="xl"
+      title={
+        conversation.data
+          ? `${conversation.data.profile} — conversation ${String(conversation.data.index + 1)}`
+          : "Conversation"
+      }
+    >
+      {conversation.isPending && <LoadingState label="Loading the conversation" />}
+      {conversation.isError && <ErrorState error={conversation.error} title="Could not load the conversation" />}
+      {record && (
+        <Stack gap="sm">
+          <Group gap="md">
+            <Text size="sm" c="dimmed">{`Duration ${formatSeconds(record.durationSeconds)}`}</Text>
+            <Text size="sm" c="dimmed">{`Cost ${formatCost(record.costUsd)}`}</Text>
+            {record.language && <Text size="sm" c="dimmed">{`Language ${record.language}`}</Text>}
+          </Group>
+          <Transcript record={record} />
+        </Stack>
+      )}
+    </Modal>
+  );
+}
+
+function ProfilesTable({ stats, onPick }: { stats: RunStats; onPick: (profile: string) => void }) {
+  if (stats.profiles.length === 0) return <Text c="dimmed">No conversation has finished yet.</Text>;
+  return (
+    <Table withTableBorder highlightOnHover aria-label="Results per profile">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Profile</Table.Th>
+          <Table.Th>Conversations</Table.Th>
+          <Table.Th>With errors</Table.Th>
+          <Table.Th>Passed</Table.Th>
+          <Table.Th>Cost</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {stats.profiles.map((row) => (
+          <Table.Tr key={row.profile}>
+            <Table.Td>
+              <Anchor
+                component="button"
+                size="sm"
+                onClick={() => {
+                  onPick(row.profile);
+                }}
+              >
+                {row.profile}
+              </Anchor>
+            </Table.Td>
+            <Table.Td>{row.conversations}</Table.Td>
+            <Table.Td>
+              <Text size="sm" c={row.withErrors > 0 ? "red" : undefined}>
+                {row.withErrors}
+              </Text>
+            </Table.Td>
+            <Table.Td>
+              {formatPercent(row.conversations > 0 ? (row.conversations - row.withErrors) / row.conversations : null)}
+            </Table.Td>
+            <Table.Td>{formatCost(row.costUsd)}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+function ConversationsSection({
+  run,
+  stats,
+  profile,
+  setProfile,
+}: {
+  run: Run;
+  stats: RunStats | undefined;
+  profile: string | null;
+  setProfile: (profile: string | null) => void;
+}) {
+  const [page, setPage] = useState(1);
+  const [errorsOnly, setErrorsOnly] = useState(false);
+  const [errorCode, setErrorCode] = useState<string | null>(null);
+  const [open, setOpen] = useState<number | null>(null);
+  const filters = {
+    page,
+    profile,
+    hasErrors: errorsOnly ? true : null,
+    errorCode: errorCode === null ? null : Number(errorCode),
+  };
+  const rows = useConversationsPage(run.id, filters, isRunActive(run.status));
+  const profileChoices = (stats?.profiles ?? []).map((row) => row.profile);
+  const codeChoices = (stats?.errorsByCode ?? []).map((row) => ({
+    value: String(row.code),
+    label: `${String(row.code)} ${row.name}`,
+  }));
+
+  return (
+    <Stack gap="sm">
+      <Group gap="sm" align="flex-end" wrap="wrap">
+        <Select
+          label="Profile"
+          placeholder="All profiles"
+          data={profileChoices}
+          value={profile}
+          onChange={(value) => {
+            setProfile(value);
+            setPage(1);
+          }}
+          clearable
+          w={240}
+        />
+        <Select
+          label="Error"
+          placeholder="Any"
+          data={codeChoices}
+          value={errorCode}
+          onChange={(value) => {
+            setErrorCode(value);
+            setPage(1);
+          }}
+          clearable
+          w={240}
+        />
+        <Switch
+          label="Only conversations with errors"
+          checked={errorsOnly}
+          onChange={(event) => {
+            setErrorsOnly(event.currentTarget.checked);
+            setPage(1);
+          }}
+          mb={8}
+        />
+      </Group>
+      {rows.isPending && <LoadingState label="Loading the conversations" />}
+      {rows.isError && <ErrorState error={rows.error} title="Could not load the conversations" />}
+      {rows.data && (
+        <>
+          <Table withTableBorder highlightOnHover aria-label="Conversations">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Profile</Table.Th>
+                <Table.Th>#</Table.Th>
+                <Table.Th>Turns</Table.Th>
+                <Table.Th>Errors</Table.Th>
+                <Table.Th>Duration</Table.Th>
+                <Table.Th>Cost</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Open</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.data.results.length === 0 && (
+                <Table.Tr>
+                  <Table.Td colSpan={7}>
+                    <Text size="sm" c="dimmed">
+                      No conversation matches.
+                    </Text>
+                  </Table.Td>
+                </Table.Tr>
+              )}
+              {rows.data.results.map((row) => (
+                <Table.Tr key={row.id}>
+                  <Table.Td>{row.profile}</Table.Td>
+                  <Table.Td>{row.index + 1}</Table.Td>
+                  <Table.Td>{row.turns}</Table.Td>
+                  <Table.Td>
+                    <Group gap={4}>
+                      {readErrorCodes(row.error_codes).length === 0 ? (
+                        <Badge color="teal" variant="light">
+                          ok
+                        </Badge>
+                      ) : (
+                        readErrorCodes(row.error_codes).map((code) => (
+                          <Badge key={code} color="red" variant="light" title={errorName(code)}>
+                            {code}
+                          </Badge>
+                        ))
+                      )}
+                    </Group>
+                  </Table.Td>
+                  <Table.Td>{formatSeconds(row.duration_s)}</Table.Td>
+                  <Table.Td>{formatCost(row.cost_usd)}</Table.Td>
+                  <Table.Td>
+                    <Button
+                      size="compact-xs"
+                      variant="light"
+                      aria-label={`Read conversation ${String(row.index + 1)} of ${row.profile}`}
+                      onClick={() => {
+                        setOpen(row.id);
+                      }}
+                    >
+                      Read
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+          {rows.data.count > rows.data.results.length && (
+            <Pagination
+              total={pageCount(rows.data.count)}
+              value={page}
+              onChange={setPage}
+              getControlProps={(control) => ({ "aria-label": `${control} page` })}
+            />
+          )}
+        </>
+      )}
+      <ConversationModal
+        runId={run.id}
+        conversationId={open}
+        onClose={() => {
+          setOpen(null);
+        }}
+      />
+    </Stack>
+  );
+}
+
+/** The last conversations are stored just before the run finishes: read the aggregates and the list once more. */
+function useRefreshWhenFinished(runId: number, active: boolean) {
+  const queryClient = useQueryClient();
+  const wasActive = useRef(active);
+  useEffect(() => {
+    if (wasActive.current && !active) {
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.stats(runId) });
+      void queryClient.invalidateQueries({ queryKey: conversationKeys.run(runId) });
+    }
+    wasActive.current = active;
+  }, [active, runId, queryClient]);
+}
+
+export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
+  const summary = readSenseiSummary(run);
+  const active = isRunActive(run.status);
+  const stats = useRunStats(run.id, active);
+  useRefreshWhenFinished(run.id, active);
+  const [profile, setProfile] = useState<string | null>(null);
+  const conversations = stats.data?.conversations ?? summary.conversations;
+  const withErrors = stats.data?.withErrors ?? summary.withErrors;
+  const canCheck = mode === "owner" && run.is_owner && !active && run.project !== null;
+
+  return (
+    <Stack gap="md">
+      <RunHeader
+        run={run}
+        mode={mode}
+        title={`SENSEI run #${String(run.id)}`}
+        backTo={mode === "public" && run.project ? dashboardPaths.publicProject(run.project) : dashboardPaths.sensei}
+        facts={[
+          { label: "Profiles", value: summary.profiles.map((p) => p.name).join(", ") || "—" },
+          { label: "Conversations", value: formatCount(conversations) },
+          {
+            label: "With errors",
+            value: formatCount(withErrors),
+          },
+        ]}
+        actions={
+          <>
+            {canCheck && (
+              <Button
+                component={Link}
+                to={`${dashboardPaths.rules(run.project)}&runs=${String(run.id)}`}
+                variant="light"
+              >
+                Check rules
+              </Button>
+            )}
+            <ExportMenu runId={run.id} />
+          </>
+        }
+      />
+      {(active || mode === "owner") && <RunLivePanel run={run} readOnly={mode === "public"} />}
+
+      {stats.isError && <ErrorState error={stats.error} title="Could not load the statistics" />}
+      {stats.data && (
+        <>
+          <Title order={2} size="h4">
+            Charts
+          </Title>
+          <SimpleGrid cols={{ base: 1, md: 3 }} spacing="md">
+            <ErrorsByTypeChart errors={stats.data.errorsByCode} />
+            <ResponseTimeChart times={stats.data.responseTimes} />
+            <CostPerProfileChart profiles={stats.data.profiles} />
+          </SimpleGrid>
+          <Title order={2} size="h4">
+            Per profile
+          </Title>
+          <ProfilesTable stats={stats.data} onPick={setProfile} />
+        </>
+      )}
+      <Paper>
+        <Title order={2} size="h4" mb="xs">
+          Conversations
+        </Title>
+        <ConversationsSection run={run} stats={stats.data} profile={profile} setProfile={setProfile} />
+      </Paper>
+    </Stack>
+  );
+}

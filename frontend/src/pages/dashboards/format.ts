@@ -1,0 +1,36 @@
+/** How the dashboards write times, costs and statuses. */
+import type { RunStatus } from "../../api/runs";
+
+export const STATUS_COLOR: Record<RunStatus, string> = {
+  queued: "gray",
+  running: "blue",
+  succeeded: "teal",
+  failed: "red",
+  cancelled: "orange",
+};
+
+export function formatSeconds(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return "—";
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${String(minutes)} min ${String(Math.round(seconds % 60))} s`;
+  return `${String(Math.floor(minutes / 60))} h ${String(minutes % 60)} min`;
+}
+
+export function formatCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined) return "—";
+  return `$${usd.toFixed(usd >= 1 ? 2 : 4)}`;
+}
+
+export function formatDate(iso: string | null | undefined): string {
+  if (!iso) return "—";
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+export function formatCount(value: number | null | undefined): string {
+  return value === null || value === undefined ? "—" : String(value);
+}
+
+export function formatPercent(share: number | null | undefined): string {
+  return share === null || share === undefined ? "—" : `${(share * 100).toFixed(0)}%`;
+}

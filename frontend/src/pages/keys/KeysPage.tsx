@@ -1,0 +1,246 @@
+import { Badge, Button, Group, Loader, Pagination, Stack, Table, Text, Tooltip, VisuallyHidden } from "@mantine/core";
+import { useDocumentTitle } from "@mantine/hooks";
+import { notifications } from "@mantine/notifications";
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef, useState } from "react";
+import { ApiError } from "../../api/errors";
+import { keyKeys, type LLMKey, useDeleteKey, useKeysPage, useTestKey } from "../../api/keys";
+import { pageCount } from "../../api/pagination";
+import { readCheckOutcome } from "../../api/run-results";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
+import { PageHeader } from "../../components/PageHeader";
+import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { useFollowedRun } from "../../components/use-followed-run";
+import { AddKeyModal } from "./AddKeyModal";
+import { RenameKeyModal } from "./RenameKeyModal";
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+function LastCheck({ llmKey }: { llmKey: LLMKey }) {
+  if (llmKey.last_check_ok === null)
+    return (
+      <Text size="sm" c="dimmed">
+        Not tested yet
+      </Text>
+    );
+  return (
+    <Stack gap={2}>
+      <Group gap={6}>
+        <Badge color={llmKey.last_check_ok ? "teal" : "red"} variant="light">
+          {llmKey.last_check_ok ? "works" : "failed"}
+        </Badge>
+        {llmKey.last_checked_at && (
+          <Text size="xs" c="dimmed">
+            {dateTime.format(new Date(llmKey.last_checked_at))}
+          </Text>
+        )}
+      </Group>
+      {llmKey.last_check_message && (
+        <Text size="xs" c="dimmed" lineClamp={2}>
+          {llmKey.last_check_message}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+function TestKeyButton({ llmKey }: { llmKey: LLMKey }) {
+  const queryClient = useQueryClient();
+  const testKey = useTestKey();
+  const [runId, setRunId] = useState<number | null>(null);
+  const { run, active } = useFollowedRun(runId);
+  const reported = useRef<number | null>(null);
+
+  // Once the test run has finished: say how it went, and re-read the keys (their last check changed).
+  useEffect(() => {
+    if (run === undefined || active || reported.current === run.id) return;
+    reported.current = run.id;
+    const outcome = readCheckOutcome(run.result);
+    notifications.show({
+      color: outcome?.ok ? "green" : "red",
+      title: outcome?.ok ? `${llmKey.name} works` : `${llmKey.name} did not work`,
+      message: (outcome?.message ?? "") || run.error_message || `The test ${run.status}.`,
+    });
+    void queryClient.invalidateQueries({ queryKey: keyKeys.all });
+  }, [run, active, llmKey.name, queryClient]);
+
+  const busy = testKey.isPending || active;
+  return (
+    <Button
+      size="xs"
+      variant="light"
+      loading={busy}
+      loaderProps={{ type: "dots" }}
+      aria-label={`Test ${llmKey.name}`}
+      onClick={() => {
+        testKey.mutate(llmKey.id, {
+          onSuccess: (started) => {
+            setRunId(started.id);
+          },
+          onError: (error) => {
+            notifications.show({
+              color: "red",
+              title: "Could not start the test",
+              message: error instanceof ApiError ? error.detail : "Something went wrong.",
+            });
+          },
+        });
+      }}
+    >
+      Test
+    </Button>
+  );
+}
+
+export function KeysPage() {
+  useDocumentTitle("LLM keys · Parley");
+  const [page, setPage] = useState(1);
+  const keys = useKeysPage(page);
+  const deleteKey = useDeleteKey();
+  const [adding, setAdding] = useState(false);
+  const [renaming, setRenaming] = useState<LLMKey | null>(null);
+  const [deleting, setDeleting] = useState<LLMKey | null>(null);
+
+  const addButton = (
+    <Button
+      onClick={() => {
+        setAdding(true);
+      }}
+    >
+      Add key
+    </Button>
+  );
+
+  let content;
+  if (keys.isPending) content = <LoadingState label="Loading keys" />;
+  else if (keys.isError)
+    content = <ErrorState error={keys.error} title="Could not load your keys" onRetry={() => void keys.refetch()} />;
+  else if (keys.data.count === 0)
+    content = (
+      <EmptyState title="No keys yet" action={addButton}>
+        Add an API key of OpenAI, Google Gemini or any OpenAI-compatible server. TRACER and SENSEI use it to talk to the
+        LLM.
+      </EmptyState>
+    );
+  else
+    content = (
+      <Stack gap="sm">
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped highlightOnHover verticalSpacing="sm">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Provider</Table.Th>
+                <Table.Th>Key</Table.Th>
+                <Table.Th>Last test</Table.Th>
+                <Table.Th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {keys.data.results.map((llmKey) => (
+                <Table.Tr key={llmKey.id}>
+                  <Table.Td fw={500}>{llmKey.name}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{llmKey.provider}</Text>
+                    {llmKey.base_url && (
+                      <Text size="xs" c="dimmed">
+                        {llmKey.base_url}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>
+                    <Tooltip label="Only a masked hint is ever shown">
+                      <Text size="sm" ff="monospace">
+                        {llmKey.hint || "—"}
+                      </Text>
+                    </Tooltip>
+                  </Table.Td>
+                  <Table.Td>
+                    <LastCheck llmKey={llmKey} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={6} justify="flex-end" wrap="nowrap">
+                      <TestKeyButton llmKey={llmKey} />
+                      <Button
+                        size="xs"
+                        variant="default"
+                        aria-label={`Rename ${llmKey.name}`}
+                        onClick={() => {
+                          setRenaming(llmKey);
+                        }}
+                      >
+                        Rename
+                      </Button>
+                      <Button
+                        size="xs"
+                        variant="subtle"
+                        color="red"
+                        aria-label={`Delete ${llmKey.name}`}
+                        onClick={() => {
+                          setDeleting(llmKey);
+                        }}
+                      >
+                        Delete
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+        {keys.data.count > keys.data.results.length && (
+          <Pagination total={pageCount(keys.data.count)} value={page} onChange={setPage} aria-label="Pages" />
+        )}
+        {keys.isFetching && <Loader size="xs" aria-label="Refreshing" />}
+      </Stack>
+    );
+
+  return (
+    <Stack gap="lg" maw={1100}>
+      <PageHeader
+        title="LLM keys"
+        description="Keys are stored encrypted and used only by background runs; the API never returns them."
+        actions={keys.data && keys.data.count > 0 ? addButton : undefined}
+      />
+      {content}
+      <AddKeyModal
+        opened={adding}
+        onClose={() => {
+          setAdding(false);
+        }}
+      />
+      {renaming && (
+        <RenameKeyModal
+          llmKey={renaming}
+          onClose={() => {
+            setRenaming(null);
+          }}
+        />
+      )}
+      <ConfirmDialog
+        opened={deleting !== null}
+        title={`Delete ${deleting?.name ?? "key"}?`}
+        confirmLabel="Delete key"
+        loading={deleteKey.isPending}
+        error={deleteKey.error}
+        onClose={() => {
+          setDeleting(null);
+          deleteKey.reset();
+        }}
+        onConfirm={() => {
+          if (deleting === null) return;
+          deleteKey.mutate(deleting.id, {
+            onSuccess: () => {
+              setDeleting(null);
+            },
+          });
+        }}
+      >
+        Projects that use this key will have no key until you choose another. This cannot be undone.
+      </ConfirmDialog>
+    </Stack>
+  );
+}
