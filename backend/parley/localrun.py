@@ -196,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--dev", action="store_true", help="autoreloading Django and the Vite dev server")
     parser.add_argument(
+        "--fake-llm-port", type=int, help="also run the fake OpenAI-compatible server on this port (tests)"
+    )
+    parser.add_argument(
         "--reset-db", action="store_true", help="drop and recreate the database first (tests)"
     )
     parser.add_argument(

@@ -338,7 +338,7 @@ def test_images_declare_a_healthcheck(path: Path) -> None:
 
 def test_backend_image_serves_gunicorn_and_probes_the_health_endpoint() -> None:
     cmd = final_image_setting(BACKEND_DOCKERFILE, "CMD") or ""
-    assert "gunicorn parley.wsgi:application --bind 0.0.0.0:8000" in cmd
+    assert "gunicorn parley.wsgi:application --preload --bind 0.0.0.0:8000" in cmd
     assert "--workers ${GUNICORN_WORKERS:-3}" in cmd
     assert "docker-entrypoint.sh" in (final_image_setting(BACKEND_DOCKERFILE, "ENTRYPOINT") or "")
     assert "/api/health/" in BACKEND_DOCKERFILE.read_text(encoding="utf-8")
