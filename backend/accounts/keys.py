@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from accounts.models import LLMKey
 from engine.llm.providers import BASE_URLS, DEFAULT_MODELS, FALLBACK_MODELS
+from parley.validators import unique_name_per_owner
 from runs import tasks
 from runs.models import Run
 from runs.serializers import RunSerializer
@@ -61,12 +62,7 @@ class LLMKeySerializer(serializers.ModelSerializer[LLMKey]):
         )
 
     def validate_name(self, value: str) -> str:
-        taken = LLMKey.objects.filter(owner=self.context["request"].user, name__iexact=value.strip())
-        if self.instance is not None:
-            taken = taken.exclude(pk=self.instance.pk)
-        if taken.exists():
-            raise serializers.ValidationError("You already have a key with this name.")
-        return value.strip()
+        return unique_name_per_owner(self, LLMKey, value, "key")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if self.instance is not None:

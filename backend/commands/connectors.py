@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -110,20 +109,21 @@ def _params(args: argparse.Namespace) -> int:
 
 
 def _try(args: argparse.Namespace) -> int:
+    from commands.common import egress_guard_from_env
     from engine.connectors import ConnectorConfigError, load_connector_file, test_connection
-    from engine.egress import EgressGuard, EgressPolicy
+    from engine.errors import ParleyError
 
     try:
-        policy = EgressPolicy.parse(os.environ.get("PARLEY_EGRESS_ALLOW"))
-    except ValueError as exc:
-        _err(str(exc))
+        guard = egress_guard_from_env()
+    except ParleyError as exc:
+        _err(exc.user_message)
         return 2
     try:
         config = load_connector_file(args.file)
     except ConnectorConfigError as exc:
         _err(exc.user_message)
         return 2
-    result = test_connection(config, EgressGuard(policy), message=args.message)
+    result = test_connection(config, guard, message=args.message)
     if args.json:
         _write_json(args.json, result.model_dump(mode="json"))
     elif result.ok and result.reply is not None:

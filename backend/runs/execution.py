@@ -36,7 +36,7 @@ class RunCancelled(ParleyError):
     code = "cancelled"
 
 
-def _finish_cancelled(run: Run, recorder: RunRecorder, result: dict[str, Any]) -> dict[str, Any]:
+def _finish_cancelled(recorder: RunRecorder, result: dict[str, Any]) -> dict[str, Any]:
     recorder.touch(result=result)
     raise RunCancelled("The run was cancelled; what it finished is kept.")
 
@@ -64,7 +64,7 @@ def execute_tracer(run: Run) -> dict[str, Any]:
                 cancel=cancel,
             )
         except TracerCancelled:
-            return _finish_cancelled(run, recorder, {})
+            return _finish_cancelled(recorder, {})
     with transaction.atomic():
         artefacts = {
             Artefact.Name.MODEL: model_json(result.model),
@@ -156,7 +156,7 @@ def execute_sensei(run: Run) -> dict[str, Any]:
         )
     result = _sensei_result(run)
     if summary.cancelled:
-        return _finish_cancelled(run, recorder, result)
+        return _finish_cancelled(recorder, result)
     recorder.touch(stage="done")
     return result
 

@@ -23,6 +23,7 @@ from engine.connectors import (
     validate_config,
 )
 from engine.connectors.files import parse_connector_yaml
+from parley.validators import unique_name_per_owner
 from runs import tasks
 from runs.models import Run
 from runs.serializers import RunSerializer
@@ -79,13 +80,7 @@ class ConnectorSerializer(serializers.ModelSerializer[Connector]):
         return data
 
     def validate_name(self, value: str) -> str:
-        owner = self.context["request"].user
-        taken = Connector.objects.filter(owner=owner, name__iexact=value.strip())
-        if self.instance is not None:
-            taken = taken.exclude(pk=self.instance.pk)
-        if taken.exists():
-            raise serializers.ValidationError("You already have a connector with this name.")
-        return value.strip()
+        return unique_name_per_owner(self, Connector, value, "connector")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         text = attrs.pop("yaml", None)

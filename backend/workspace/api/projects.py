@@ -9,6 +9,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers, viewsets
 
 from accounts.models import LLMKey
+from parley.validators import unique_name_per_owner
 from workspace.models import Connector, Project
 from workspace.permissions import PublicReadOwnerWrite, readable_projects
 
@@ -71,13 +72,7 @@ class ProjectSerializer(serializers.ModelSerializer[Project]):
         return data
 
     def validate_name(self, value: str) -> str:
-        owner = self.context["request"].user
-        taken = Project.objects.filter(owner=owner, name__iexact=value.strip())
-        if self.instance is not None:
-            taken = taken.exclude(pk=self.instance.pk)
-        if taken.exists():
-            raise serializers.ValidationError("You already have a project with this name.")
-        return value.strip()
+        return unique_name_per_owner(self, Project, value, "project")
 
 
 @extend_schema_view(
