@@ -100,7 +100,7 @@ def run_task(body: Callable[[Run], dict[str, Any]]) -> Callable[[int], None]:
 
 
 RESUMABLE = (Run.Kind.TRACER, Run.Kind.SENSEI)
-LONG = (Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK)
+LONG = (Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK, Run.Kind.BENCH)
 MAX_ATTEMPTS = 3
 
 

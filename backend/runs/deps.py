@@ -27,22 +27,31 @@ def connector_config(connector: Connector) -> ConnectorConfig:
     return ConnectorConfig(technology=connector.technology, params=connector.full_params())
 
 
-@contextmanager
-def llm_client(project: Project, model: str) -> Iterator[LLMClient]:
-    """The project's LLM, with its key decrypted here in the worker, its budget, and the egress guard."""
+def project_budget(project: Project) -> Budget | None:
+    """The project's spending limit, one per run: every LLM client of the run draws from it."""
+    if project.budget_usd is None:
+        return None
+    key = project.llm_key
+    # Local servers (openai-compatible) usually have no price list; counting them as free keeps them usable.
+    allow_unpriced = key is not None and key.provider == LLMKey.Provider.OPENAI_COMPATIBLE
+    return Budget(float(project.budget_usd), allow_unpriced=allow_unpriced)
+
+
+def new_llm_client(project: Project, model: str, *, budget: Budget | None) -> LLMClient:
+    """The project's LLM with its key decrypted here in the worker and the egress guard; the caller closes it."""
     key = project.llm_key
     if key is None:
         raise ParleyError("This project has no LLM key: choose one in the project's settings.")
     if not model:
         raise ParleyError("This project names no model for this step: choose one in the project's settings.")
-    budget = None
-    if project.budget_usd is not None:
-        # Local servers (openai-compatible) usually have no price list; counting them as free keeps them usable.
-        budget = Budget(
-            float(project.budget_usd), allow_unpriced=key.provider == LLMKey.Provider.OPENAI_COMPATIBLE
-        )
     config = ProviderConfig(key.provider, api_key=key.reveal(), model=model, base_url=key.base_url or None)
-    client = LLMClient(config, guard=egress_guard(), ledger=UsageLedger(), budget=budget)
+    return LLMClient(config, guard=egress_guard(), ledger=UsageLedger(), budget=budget)
+
+
+@contextmanager
+def llm_client(project: Project, model: str) -> Iterator[LLMClient]:
+    """The project's LLM for one step of a run, with the project's budget."""
+    client = new_llm_client(project, model, budget=project_budget(project))
     try:
         yield client
     finally:

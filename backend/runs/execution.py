@@ -1,9 +1,9 @@
-"""The three long run kinds, from a run row to stored results: build the engine's dependencies in the worker,
+"""The four long run kinds, from a run row to stored results: build the engine's dependencies in the worker,
 call the engine's one entry point, and file what it produced.
 
 Each function takes the claimed `Run` and returns the run's `result`; runs.bookkeeping owns the status. They are
 safe to call again for the same run after a crash: TRACER resumes from its checkpoint, SENSEI skips the
-conversations already stored, and a check run replaces its rule results.
+conversations already stored, and a check run and a bench replace what they stored.
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from engine.bench import BenchCancelled, BenchConfig, run_bench
+from engine.bench.report import render_markdown
 from engine.check import GatewayJudge, check
 from engine.check.rules import parse_rule
 from engine.connectors import create_connector
 from engine.conversation import ConversationRecord
 from engine.errors import ParleyError
+from engine.llm import LLMClient
 from engine.sensei import load_profile, plan, run_profiles
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
 from engine.tracer.artefacts import graph_json, model_json, report_md
@@ -27,7 +30,7 @@ from engine.tracer.reporter import TracerCancelled
 from runs import deps
 from runs.checkpoints import checkpointer
 from runs.models import Artefact, Conversation, RuleResult, Run
-from runs.reporting import RunCancel, RunRecorder
+from runs.reporting import BenchProgress, RunCancel, RunRecorder
 from workspace.models import Profile, Rule
 from workspace.validation import validate_profile
 
@@ -208,3 +211,58 @@ def execute_check(run: Run) -> dict[str, Any]:
             )
     RunRecorder(run.pk).touch(stage="done", progress_done=len(rules))
     return {"ok": report.ok, "conversations": len(records), **report.totals()}
+
+
+# -- bench ----------------------------------------------------------------------------------------------------
+def execute_bench(run: Run) -> dict[str, Any]:
+    """The evaluation bench on the project's built-in bot: TRACER, SENSEI on the original and on mutants, the
+    ground-truth rules. Every LLM client of the run draws from one budget; nothing is resumed after a crash."""
+    project = run.project
+    recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
+    progress = BenchProgress(recorder)
+    budget = deps.project_budget(project)
+    key = project.llm_key
+    config = BenchConfig(
+        bots=(run.input["bot"],),
+        sessions=run.input["sessions"],
+        turns=run.input["turns"],
+        mutants_per_operator=run.input["mutants_per_operator"],
+        operators=tuple(run.input["operators"]) if run.input.get("operators") else None,
+        repeats=run.input["repeats"],
+        concurrency=run.input["concurrency"],
+        seed=run.input["seed"],
+        provider=key.provider if key else None,
+        model=project.exploration_model,
+    )
+
+    def llm_factory(role: str) -> LLMClient:
+        client = deps.new_llm_client(project, project.exploration_model, budget=budget)
+        client.ledger.subscribe(progress.llm_call)
+        return client
+
+    try:
+        result = run_bench(config, llm_factory, reporter=progress, cancel=cancel)
+    except BenchCancelled:
+        return _finish_cancelled(recorder, {})
+    with transaction.atomic():
+        for name, content in (
+            (Artefact.Name.BENCH, result.data),
+            (Artefact.Name.REPORT, render_markdown(result.data)),
+        ):
+            Artefact.objects.update_or_create(run=run, name=name, defaults={"content": content})
+    recorder.touch(stage="done")
+    overall = result.overall
+    mutation = overall["mutation"]
+    return {
+        "ok": True,
+        "bot": run.input["bot"],
+        "mutation_score": mutation["mutation_score"],
+        "mutants": mutation["selected"],
+        "killed": mutation["killed"],
+        "live": mutation["live"],
+        "stillborn": mutation["stillborn"],
+        "precision": overall["precision"],
+        "recall": overall["recall"],
+        "false_alarm_rate": overall["false_alarms"]["rate"],
+        "usage": overall["usage"],
+    }

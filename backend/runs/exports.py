@@ -14,7 +14,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from engine.conversation import ErrorCode
-from runs.models import Conversation, RuleResult, Run
+from runs.models import Artefact, Conversation, RuleResult, Run
 
 
 def _error_name(code: int) -> str:
@@ -114,12 +114,32 @@ def _run_json(run: Run) -> dict[str, Any]:
         document["conversations"] = [row.record for row in Conversation.objects.filter(run=run)]
     if run.kind == Run.Kind.CHECK:
         document["rules"] = [result.report for result in RuleResult.objects.filter(run=run)]
+    if run.kind == Run.Kind.BENCH:
+        document["bench"] = _bench_data(run)
     return document
+
+
+def _bench_data(run: Run) -> dict[str, Any]:
+    artefact = Artefact.objects.filter(run=run, name=Artefact.Name.BENCH).first()
+    return artefact.content if artefact else {}
+
+
+def _bench_mutants(run: Run) -> list[dict[str, Any]]:
+    """Every mutant the bench ran, with its bot: the rows of the bench's CSV and JUnit exports."""
+    bots = _bench_data(run).get("bots", {})
+    return [{"bot": bot, **mutant} for bot, data in bots.items() for mutant in data["mutation"]["mutants"]]
 
 
 def _csv(run: Run) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
+    if run.kind == Run.Kind.BENCH:
+        writer.writerow(["bot", "mutant", "operator", "status", "reasons", "description"])
+        for m in _bench_mutants(run):
+            writer.writerow(
+                [m["bot"], m["id"], m["operator"], m["status"], " ".join(m["reasons"]), m["description"]]
+            )
+        return out.getvalue()
     if run.kind == Run.Kind.CHECK:
         writer.writerow(["rule", "status", "checks", "passed", "failed", "not_applicable", "errors"])
         for r in RuleResult.objects.filter(run=run):
@@ -160,6 +180,18 @@ def _junit(run: Run) -> str:
                 ET.SubElement(
                     case, "failure", message=f"{r.failed} failed, {r.errors} errors"
                 ).text = "\n".join(reasons)
+    elif run.kind == Run.Kind.BENCH:
+        # A live mutant is a fault the tests did not find: the failure a CI pipeline should show.
+        for m in _bench_mutants(run):
+            if m["status"] == "stillborn":
+                continue
+            case = ET.SubElement(suite, "testcase", classname=f"mutants.{m['bot']}", name=m["id"])
+            cases += 1
+            if m["status"] != "killed":
+                failures += 1
+                ET.SubElement(case, "failure", message=f"{m['status']}: {m['operator']}").text = m[
+                    "description"
+                ]
     else:
         for row in Conversation.objects.filter(run=run):
             case = ET.SubElement(suite, "testcase", classname=row.profile, name=f"conversation {row.index}")

@@ -23,6 +23,7 @@ class Run(models.Model):
         TRACER = "tracer", "TRACER exploration"
         SENSEI = "sensei", "SENSEI simulation"
         CHECK = "check", "Rule check"
+        BENCH = "bench", "Evaluation bench"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -158,7 +159,8 @@ class Conversation(models.Model):
 
 
 class Artefact(models.Model):
-    """A named result of a run: TRACER's model, report, graph, transcripts and usage."""
+    """A named result of a run: TRACER's model, report, graph, transcripts and usage; a bench's figures
+    (`bench`, what bench.json holds) and its Markdown `report`."""
 
     class Name(models.TextChoices):
         MODEL = "model"
@@ -166,6 +168,7 @@ class Artefact(models.Model):
         GRAPH = "graph"
         TRANSCRIPTS = "transcripts"
         USAGE = "usage"
+        BENCH = "bench"
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artefacts")
     name = models.CharField(max_length=32, choices=Name.choices)

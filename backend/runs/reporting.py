@@ -15,9 +15,12 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
+from engine.bench import BenchReporter, MutantOutcome
 from engine.conversation import ConversationRecord, Turn
+from engine.llm import UsageRecord
 from runs.models import Run, RunEvent
 
+HEARTBEAT_S = 5.0  # how often a run that only makes LLM calls (the bench) proves its worker lives
 MAX_TEXT = 4000  # one chatbot message in the live log; the full transcript is stored elsewhere
 
 
@@ -140,3 +143,41 @@ class RunRecorder:
             {"conversation": record.id, "profile": record.profile, "index": record.index, "errors": codes},
             progress_done=F("progress_done") + 1,
         )
+
+
+class BenchProgress(BenchReporter):
+    """The bench's reporter: its stages and mutant outcomes become run events, and every LLM call of every
+    phase adds to the run's usage and, at most every few seconds, to its heartbeat (a TRACER phase of the
+    bench reports nothing else for minutes)."""
+
+    def __init__(self, recorder: RunRecorder) -> None:
+        self.recorder = recorder
+        self._beat_at = 0.0
+
+    def stage(self, bot: str, stage: str) -> None:
+        self.recorder.event(RunEvent.Type.STAGE, {"stage": f"{bot}: {stage}"}, stage=stage[:32])
+
+    def mutant(self, bot: str, outcome: MutantOutcome, done: int, total: int) -> None:
+        self.recorder.event(
+            RunEvent.Type.PROGRESS,
+            {
+                "done": done,
+                "total": total,
+                "mutant": outcome.id,
+                "operator": outcome.operator,
+                "status": outcome.status,
+                "reasons": list(outcome.reasons),
+            },
+            progress_done=done,
+            progress_total=total,
+        )
+
+    def warning(self, text: str) -> None:
+        self.recorder.warning(text)
+
+    def llm_call(self, usage: UsageRecord) -> None:
+        self.recorder.usage(usage.to_json())
+        now = time.monotonic()
+        if now - self._beat_at >= HEARTBEAT_S:
+            self._beat_at = now
+            self.recorder.touch()

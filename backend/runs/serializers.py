@@ -6,11 +6,14 @@ from typing import Any
 
 from rest_framework import serializers
 
+from engine.bots.mutation import OPERATORS
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
 from workspace.models import Profile, Project, Rule
 
 TRACER_SESSIONS = (1, 50)
 TRACER_TURNS = (2, 30)
+BENCH_REPEATS = (1, 10)
+BENCH_MUTANTS_PER_OPERATOR = (0, 10)
 
 
 class ProgressSerializer(serializers.Serializer[Any]):
@@ -84,9 +87,9 @@ class PingSerializer(serializers.Serializer[Any]):
 
 
 class RunRequestSerializer(serializers.Serializer[Any]):
-    """One body for the three kinds; each kind reads its own fields."""
+    """One body for the four kinds; each kind reads its own fields."""
 
-    kind = serializers.ChoiceField(choices=[Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK])
+    kind = serializers.ChoiceField(choices=[Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK, Run.Kind.BENCH])
     sessions = serializers.IntegerField(
         min_value=TRACER_SESSIONS[0], max_value=TRACER_SESSIONS[1], required=False
     )
@@ -96,20 +99,35 @@ class RunRequestSerializer(serializers.Serializer[Any]):
     seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=2**31 - 1)
     rules = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=500)
     sensei_runs = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=50)
+    operators = serializers.ListField(
+        child=serializers.CharField(max_length=40), required=False, max_length=40, allow_empty=True
+    )
+    repeats = serializers.IntegerField(
+        min_value=BENCH_REPEATS[0], max_value=BENCH_REPEATS[1], required=False, default=3
+    )
+    mutants_per_operator = serializers.IntegerField(
+        min_value=BENCH_MUTANTS_PER_OPERATOR[0],
+        max_value=BENCH_MUTANTS_PER_OPERATOR[1],
+        required=False,
+        default=1,
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         project: Project = self.context["project"]
         kind = attrs["kind"]
-        if kind in (Run.Kind.TRACER, Run.Kind.SENSEI):
+        if kind in (Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.BENCH):
             if project.llm_key_id is None:
                 raise serializers.ValidationError(
                     {"kind": ["This project has no LLM key: choose one first."]}
                 )
             if not project.exploration_model:
                 raise serializers.ValidationError({"kind": ["Choose the project's exploration model first."]})
-        builder = {Run.Kind.TRACER: self._tracer, Run.Kind.SENSEI: self._sensei, Run.Kind.CHECK: self._check}[
-            kind
-        ]
+        builder = {
+            Run.Kind.TRACER: self._tracer,
+            Run.Kind.SENSEI: self._sensei,
+            Run.Kind.CHECK: self._check,
+            Run.Kind.BENCH: self._bench,
+        }[kind]
         return {"kind": kind, "input": builder(project, attrs)}
 
     def _tracer(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -157,6 +175,35 @@ class RunRequestSerializer(serializers.Serializer[Any]):
         return {
             "rules": [{"id": rule.pk, "name": rule.name, "text": rule.text} for rule in rules],
             "sensei_runs": sorted(set(run_ids)),
+        }
+
+    def _bench(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
+        operators = attrs.get("operators") or None
+        unknown = [o for o in operators or () if o not in OPERATORS]
+        if unknown:
+            raise serializers.ValidationError(
+                {
+                    "operators": [
+                        f"Unknown operators {', '.join(unknown)}; the operators are {', '.join(OPERATORS)}."
+                    ]
+                }
+            )
+        connector = project.connector
+        bot = str(connector.params.get("bot", "")) if connector.technology == "demo" else ""
+        if not bot or "@" in bot:
+            message = (
+                "The bench needs a project whose connector is a built-in reference bot (technology 'demo', an "
+                "original bot, not a mutant): its ground truth is what the figures are measured against."
+            )
+            raise serializers.ValidationError({"kind": [message]})
+        return {
+            "bot": bot,
+            **self._tracer(project, attrs),
+            "repeats": attrs["repeats"],
+            "mutants_per_operator": attrs["mutants_per_operator"],
+            "operators": list(dict.fromkeys(operators)) if operators else None,
+            "concurrency": attrs.get("concurrency", 4),
+            "seed": attrs.get("seed") or 0,
         }
 
 

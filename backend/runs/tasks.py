@@ -63,8 +63,14 @@ def connector_test(run: Run) -> dict[str, Any]:
     return result.model_dump(mode="json")
 
 
-_tracer, _sensei, _check = (
-    run_task(body) for body in (execution.execute_tracer, execution.execute_sensei, execution.execute_check)
+_tracer, _sensei, _check, _bench = (
+    run_task(body)
+    for body in (
+        execution.execute_tracer,
+        execution.execute_sensei,
+        execution.execute_check,
+        execution.execute_bench,
+    )
 )
 
 
@@ -91,7 +97,12 @@ def check(self: Any, run_id: int) -> None:
     _capped(self, run_id, _check)
 
 
-TASKS = {Run.Kind.TRACER: tracer, Run.Kind.SENSEI: sensei, Run.Kind.CHECK: check}
+@shared_task(name="runs.bench", bind=True)
+def bench(self: Any, run_id: int) -> None:
+    _capped(self, run_id, _bench)
+
+
+TASKS = {Run.Kind.TRACER: tracer, Run.Kind.SENSEI: sensei, Run.Kind.CHECK: check, Run.Kind.BENCH: bench}
 
 
 @shared_task(name="runs.reap")

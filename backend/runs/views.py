@@ -211,10 +211,13 @@ class RunViewSet(
         return Response(ConversationSerializer(row).data)
 
     @extend_schema(
-        responses=ArtefactSerializer, summary="A TRACER artefact: model, report, graph, transcripts or usage"
+        responses=ArtefactSerializer,
+        summary="An artefact: TRACER's model, report, graph, transcripts or usage; a bench's bench or report",
     )
     @action(
-        detail=True, methods=["get"], url_path=r"artefacts/(?P<name>model|report|graph|transcripts|usage)"
+        detail=True,
+        methods=["get"],
+        url_path=r"artefacts/(?P<name>model|report|graph|transcripts|usage|bench)",
     )
     def artefact(self, request: Request, pk: str | None = None, name: str | None = None) -> Response:
         return Response(

@@ -168,3 +168,48 @@ def test_a_project_without_a_key_cannot_explore(auth_api, project):
     response = start(auth_api, project, kind="tracer", sessions=1, turns=2)
     assert response.status_code == 400
     assert "no LLM key" in response.json()["detail"]
+
+
+def test_a_bench_run_measures_the_built_in_bot_and_files_its_report(celery_worker, auth_api, project):
+    body = {"kind": "bench", "sessions": 2, "turns": 3, "repeats": 1, "mutants_per_operator": 1}
+    response = start(auth_api, project, operators=["wrong-price-formula", "delete-qa-pair"], **body)
+    assert response.status_code == 201, response.json()
+    assert response.json()["params"]["bot"] == "pizza"
+    run = finished(auth_api, response.json()["id"], seconds=300)
+    assert run["status"] == "succeeded", run
+    result = run["result"]
+    assert result["bot"] == "pizza"
+    assert result["mutants"] == 2 and 0 <= result["killed"] <= result["mutants"]
+    assert run["usage"]["calls"] == result["usage"]["calls"] > 0
+    assert run["progress"] == {"done": 2, "total": 2}
+    bench = auth_api.get(f"/api/runs/{run['id']}/artefacts/bench/").json()["content"]
+    pizza = bench["bots"]["pizza"]
+    assert {m["operator"] for m in pizza["mutation"]["mutants"]} == {"wrong-price-formula", "delete-qa-pair"}
+    coverage = pizza["tracer"]["coverage"]
+    assert coverage["conversations"] >= 2  # one per session at least
+    assert all(0 <= coverage[dimension] <= 100 for dimension in ("module", "input", "value", "question"))
+    assert bench["config"]["model"] == "fake-model"
+    report = auth_api.get(f"/api/runs/{run['id']}/artefacts/report/").json()["content"]
+    assert report.startswith("# Parley bench")
+    events = auth_api.get(f"/api/runs/{run['id']}/events/").json()["results"]
+    assert [e["data"]["mutant"] for e in events if e["type"] == "progress"] == [
+        m["id"] for m in pizza["mutation"]["mutants"]
+    ]
+    csv_rows = auth_api.get(f"/api/runs/{run['id']}/export/csv/").content.decode().splitlines()
+    assert csv_rows[0].startswith("bot,mutant,operator,status") and len(csv_rows) == 3
+    junit = auth_api.get(f"/api/runs/{run['id']}/export/junit/").content
+    assert b'tests="2"' in junit
+
+
+def test_a_bench_needs_a_built_in_bot_and_known_operators(auth_api, project):
+    refused = start(auth_api, project, kind="bench", sessions=2, turns=3, operators=["make-it-worse"])
+    assert refused.status_code == 400 and "make-it-worse" in refused.json()["fields"]["operators"][0]
+    connector = auth_api.post(
+        "/api/connectors/",
+        {"name": "mutant", "technology": "demo", "params": {"bot": "pizza@wrong-price-formula-1"}},
+        format="json",
+    ).json()
+    auth_api.patch(f"/api/projects/{project['id']}/", {"connector": connector["id"]}, format="json")
+    refused = start(auth_api, project, kind="bench", sessions=2, turns=3)
+    assert refused.status_code == 400 and "built-in reference bot" in refused.json()["fields"]["kind"][0]
+    assert not Run.objects.filter(project_id=project["id"]).exists()
