@@ -3,8 +3,9 @@
     cd backend && .venv/bin/python benchmarks/run_all.py [--quick]
 
 SENSEI throughput (1/4/8/16), TRACER calls and time for 10 x 8, SENSEI-check rules per second over 1,000
-conversations, peak memory of a 100-conversation SENSEI run and a 10 x 8 TRACER run. The API latency and
-worker-overhead figures need the running stack: see `api_latency.py`. `--quick` shrinks the runs (CI smoke).
+conversations, peak memory of a 100-conversation SENSEI run and a 10 x 8 TRACER run, and the worker overhead
+(start run -> first LLM call; it needs PostgreSQL and RabbitMQ and starts its own Celery worker). The API
+latency figures need the running stack: see `api_latency.py`. `--quick` shrinks the runs (CI smoke).
 Exit 1 when a benchmark misses its target.
 """
 
@@ -28,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
         ["sensei_throughput.py", *(["--per-worker", "1", "--latency", "0.1"] if args.quick else [])],
         ["tracer_calls.py", "--json", *tracer],
         ["check_rules.py", *(["--conversations", "200"] if args.quick else [])],
+        ["worker_overhead.py", *(["--runs", "3", "--warmup", "1"] if args.quick else [])],
         ["memory.py"],
     ]
     if args.quick:

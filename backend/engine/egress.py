@@ -14,8 +14,10 @@ opened towards a private address.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
+import ssl
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,8 +155,16 @@ def _default_port(url: httpx.URL) -> int:
     return url.port or (443 if url.scheme == "https" else 80)
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One verifying TLS context per process, shared by every client: building one loads the CA bundle (about
+    65 ms), and each run builds several clients (an LLM client has two). SSL contexts are safe to share."""
+    return httpx.create_ssl_context()
+
+
 class GuardedTransport(httpx.HTTPTransport):
     def __init__(self, guard: EgressGuard, **kwargs: Any) -> None:
+        kwargs.setdefault("verify", _tls_context())
         super().__init__(**kwargs)
         self.guard = guard
 
@@ -165,6 +175,7 @@ class GuardedTransport(httpx.HTTPTransport):
 
 class AsyncGuardedTransport(httpx.AsyncHTTPTransport):
     def __init__(self, guard: EgressGuard, **kwargs: Any) -> None:
+        kwargs.setdefault("verify", _tls_context())
         super().__init__(**kwargs)
         self.guard = guard
 

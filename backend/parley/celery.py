@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 from celery import Celery
+from celery.signals import worker_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parley.settings")
 
@@ -19,3 +20,12 @@ def _prepare_filesystem_broker(sender: Celery, **_: object) -> None:
     for key in ("data_folder_out", "control_folder", "processed_folder"):
         if key in options:
             Path(options[key]).mkdir(parents=True, exist_ok=True)
+
+
+@worker_init.connect
+def _import_before_forking(**_: object) -> None:
+    """Import in the worker's parent what runs import lazily (the LLM client's langchain, about a second), so
+    the forked pool processes start warm and a user's first run does not wait for imports."""
+    import langchain_openai  # noqa: F401
+
+    import runs.tasks  # noqa: F401

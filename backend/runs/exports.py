@@ -109,7 +109,12 @@ def statistics(run: Run) -> dict[str, Any]:
 def _run_json(run: Run) -> dict[str, Any]:
     from runs.serializers import RunSerializer
 
-    document: dict[str, Any] = {"run": RunSerializer(run).data, "statistics": statistics(run)}
+    # The input in full (with the profile and rule snapshots): what it takes to repeat the run.
+    document: dict[str, Any] = {
+        "run": RunSerializer(run).data,
+        "input": run.input,
+        "statistics": statistics(run),
+    }
     if run.kind == Run.Kind.SENSEI:
         document["conversations"] = [row.record for row in Conversation.objects.filter(run=run)]
     if run.kind == Run.Kind.CHECK:

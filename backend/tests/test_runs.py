@@ -123,3 +123,41 @@ def test_run_lists_filter_and_refuse_bad_filters_by_name(auth_api):
     bad = auth_api.get("/api/runs/?kind=party&project=null")
     assert bad.status_code == 400
     assert set(bad.json()["fields"]) == {"kind", "project"}
+
+
+def test_the_direct_run_document_matches_what_the_declared_fields_build(auth_api):
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from rest_framework import serializers
+
+    from runs.serializers import RunSerializer
+    from workspace.models import Connector, Project
+
+    connector = Connector.objects.create(owner=auth_api.user, name="c", technology="demo", params={"bot": "pizza"})
+    project = Project.objects.create(owner=auth_api.user, name="p", connector=connector)
+    started = timezone.now()
+    runs = [
+        RunFactory(owner=auth_api.user),  # no project, never started
+        RunFactory(
+            owner=auth_api.user,
+            kind=Run.Kind.SENSEI,
+            project=project,
+            status=S.SUCCEEDED,
+            input={"profiles": [{"id": 1, "name": "a", "text": "secret yaml"}], "seed": 3},
+            result={"conversations": 2},
+            usage={"calls": 4},
+            cost_usd=0.25,
+            started_at=started,
+            finished_at=started + timedelta(seconds=90),
+            stage="done",
+        ),
+    ]
+    other = UserFactory(display_name="Someone")
+    runs.append(RunFactory(owner=other, project=project, error_type="x", error_message="y"))
+    request = auth_api.get("/api/runs/").wsgi_request
+    for run in runs:
+        serializer = RunSerializer(context={"request": request})
+        generic = serializers.ModelSerializer.to_representation(serializer, run)
+        assert serializer.to_representation(run) == dict(generic)
+    assert RunSerializer(runs[1]).data["params"]["profiles"] == [{"id": 1, "name": "a"}]

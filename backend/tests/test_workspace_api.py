@@ -2,6 +2,7 @@
 
 import pytest
 
+from runs.models import Run
 from tests.factories import UserFactory
 from workspace.models import Connector, Profile
 
@@ -198,8 +199,64 @@ def test_upload_stores_every_file(auth_api, project):
         f"/api/projects/{project['id']}/profiles/upload/", {"files": files}, format="multipart"
     )
     assert response.status_code == 201, response.json()
-    assert [item["valid"] for item in response.json()] == [True, False]
-    assert response.json()[1]["name"] == "b"
+    stored = response.json()
+    assert isinstance(stored, list), "upload answers a plain list, not a page"
+    assert [item["valid"] for item in stored] == [True, False]
+    assert stored[1]["name"] == "b"
+    assert [item["id"] for item in stored] == list(
+        Profile.objects.filter(project_id=project["id"]).order_by("id").values_list("id", flat=True)
+    )
+
+
+def test_the_schema_describes_upload_as_a_list_of_stored_documents_and_the_connection_test_body():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    for kind, item in (("profiles", "Profile"), ("rules", "Rule"), ("personalities", "Personality")):
+        upload = schema["paths"][f"/api/projects/{{project_id}}/{kind}/upload/"]["post"]
+        assert upload["responses"]["201"]["content"]["application/json"]["schema"] == {
+            "type": "array",
+            "items": {"$ref": f"#/components/schemas/{item}"},
+        }
+    body = schema["paths"]["/api/connectors/{id}/test/"]["post"]["requestBody"]
+    assert not body.get("required")
+    reference = body["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+    assert schema["components"]["schemas"][reference]["properties"]["message"] == {
+        "type": "string",
+        "maxLength": 500,
+        "description": 'What to send (at most 500 characters); "Hello" when omitted.',
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "sent"),
+    [
+        (None, "Hello"),
+        ({}, "Hello"),
+        ({"message": ""}, "Hello"),
+        ({"message": "What pizzas do you have?"}, "What pizzas do you have?"),
+    ],
+)
+def test_a_connection_test_sends_the_given_message_or_hello(auth_api, connector, body, sent):
+    response = auth_api.post(f"/api/connectors/{connector['id']}/test/", body, format="json")
+    assert response.status_code == 202, response.json()
+    assert Run.objects.get(pk=response.json()["id"]).input == {
+        "connector_id": connector["id"],
+        "message": sent,
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [({"message": "x" * 501}, "no more than 500 characters"), ({"message": ["hi"]}, "Not a valid string")],
+)
+def test_a_connection_test_refuses_a_bad_message_before_anything_is_queued(
+    auth_api, connector, body, problem
+):
+    response = auth_api.post(f"/api/connectors/{connector['id']}/test/", body, format="json")
+    assert response.status_code == 400
+    assert problem in response.json()["fields"]["message"][0]
+    assert not Run.objects.filter(kind=Run.Kind.CONNECTOR_TEST).exists()
 
 
 def test_yaml_with_aliases_is_refused(auth_api, project):

@@ -30,6 +30,9 @@ from runs.serializers import RunSerializer
 from runs.services import create_run
 from workspace.models import Connector
 
+TEST_MESSAGE = "Hello"
+TEST_MESSAGE_MAX = 500
+
 
 def _secret_names(technology: str) -> set[str]:
     return {p.name for p in get_technology(technology).parameters() if p.secret}
@@ -134,6 +137,17 @@ class TechnologySerializer(serializers.Serializer[Any]):
     example = serializers.DictField()
 
 
+class ConnectorTestSerializer(serializers.Serializer[Any]):
+    """The optional body of a connection test: what to say to the chatbot."""
+
+    message = serializers.CharField(
+        max_length=TEST_MESSAGE_MAX,
+        required=False,
+        allow_blank=True,
+        help_text=f'What to send (at most {TEST_MESSAGE_MAX} characters); "{TEST_MESSAGE}" when omitted.',
+    )
+
+
 class ConnectorViewSet(viewsets.ModelViewSet[Connector]):
     serializer_class = ConnectorSerializer
 
@@ -218,14 +232,16 @@ class ConnectorViewSet(viewsets.ModelViewSet[Connector]):
         return Response({"valid": True, "technology": config.technology, "problems": []})
 
     @extend_schema(
-        request=None, responses={202: RunSerializer}, summary="Send one message to the chatbot (a short run)"
+        request=ConnectorTestSerializer,
+        responses={202: RunSerializer},
+        summary="Send one message to the chatbot (a short run)",
     )
     @action(detail=True, methods=["post"])
     def test(self, request: Request, pk: str | None = None) -> Response:
         connector = self.get_object()
-        message = (
-            str(request.data.get("message") or "Hello")[:500] if isinstance(request.data, dict) else "Hello"
-        )
+        body = ConnectorTestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        message = body.validated_data.get("message") or TEST_MESSAGE
         run = create_run(
             request.user,
             Run.Kind.CONNECTOR_TEST,

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import exceptions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import JSONParser, MultiPartParser
@@ -176,10 +176,11 @@ class DocumentViewSet(viewsets.ModelViewSet[Any]):
                 "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}},
             }
         },
-        responses={201: ValidationResultSerializer(many=True)},
         summary="Upload YAML files (each is validated and stored, valid or not)",
     )
-    @action(detail=False, methods=["post"], parser_classes=(MultiPartParser,))
+    # The answer is one plain list of the stored documents (each kind declares its item type with
+    # `_upload_schema`); without pagination here the schema does not describe it as a page.
+    @action(detail=False, methods=["post"], parser_classes=(MultiPartParser,), pagination_class=None)
     def upload(self, request: Request, project_id: str) -> Response:
         project = self.project
         files = request.FILES.getlist("files")
@@ -208,6 +209,12 @@ class DocumentViewSet(viewsets.ModelViewSet[Any]):
         return Response(created, status=status.HTTP_201_CREATED)
 
 
+def _upload_schema(serializer: type[DocumentSerializer]) -> Any:
+    """The `upload` action's response for one kind: the list of the documents it stored."""
+    return extend_schema_view(upload=extend_schema(responses={201: serializer(many=True)}))
+
+
+@_upload_schema(ProfileSerializer)
 class ProfileViewSet(DocumentViewSet):
     model = Profile
     serializer_class = ProfileSerializer
@@ -271,6 +278,7 @@ class ProfileViewSet(DocumentViewSet):
         )
 
 
+@_upload_schema(RuleSerializer)
 class RuleViewSet(DocumentViewSet):
     model = Rule
     serializer_class = RuleSerializer
@@ -283,6 +291,7 @@ class RuleViewSet(DocumentViewSet):
         return {"active": bool(result.parsed.active)} if result.parsed is not None else {}
 
 
+@_upload_schema(PersonalitySerializer)
 class PersonalityViewSet(DocumentViewSet):
     model = Personality
     serializer_class = PersonalitySerializer
