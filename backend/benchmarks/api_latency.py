@@ -1,9 +1,16 @@
 """API latency: p50/p95 and requests per second of the runs list and a run detail at 1, 5 and 20 clients.
 
-Needs the running platform (nginx, gunicorn, PostgreSQL) on this machine; only 127.0.0.1 / localhost are
-accepted as targets. Target: p95 < 100 ms at 5 clients, with 10,000 runs and 100,000 conversations stored.
+Target: p95 < 100 ms at 5 clients, with 10,000 runs and 100,000 conversations stored. Only 127.0.0.1 /
+localhost are accepted as targets.
 
-1. Seed the database once (through Django's ORM; it creates the user `bench-api` and prints its token):
+One command (what `make bench` runs): start a stack of its own (`parley.localrun`: nginx, gunicorn, a worker,
+on the database `parley_bench_api`, seeded on first use), measure, stop it:
+
+    cd backend && .venv/bin/python benchmarks/api_latency.py --stack [--port 8095]
+
+Or against a stack you run yourself:
+
+1. Seed its database once (through Django's ORM; it creates the user `bench-api` and prints its token):
 
        cd backend && DJANGO_SETTINGS_MODULE=parley.settings .venv/bin/python benchmarks/api_latency.py --seed-db
        # or: python manage.py shell -c "from benchmarks.api_latency import seed_database; seed_database()"
@@ -18,14 +25,23 @@ Prints one JSON line.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import statistics
+import subprocess
 import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
+
+BACKEND_DIR = Path(__file__).resolve().parent.parent
+STACK_DATABASE = "parley_bench_api"
 
 LEVELS = (1, 5, 20)
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -47,6 +63,8 @@ def seed_database(
     from workspace.models import Connector, Project
 
     user, _ = get_user_model().objects.get_or_create(email=email)
+    if Run.objects.filter(owner=user).count() >= runs:  # seeded by an earlier measurement
+        return str(AuthToken.objects.create(user)[1])
     connector, _ = Connector.objects.get_or_create(
         owner=user, name="bench demo bot", defaults={"technology": "demo", "params": {"bot": "pizza"}}
     )
@@ -80,6 +98,10 @@ def seed_database(
             pending = []
     if pending:
         Conversation.objects.bulk_create(pending)
+    from django.db import connection
+
+    with connection.cursor() as cursor:  # fresh statistics, as autovacuum would give a live database
+        cursor.execute("VACUUM ANALYZE")
     _, token = AuthToken.objects.create(user)
     return str(token)
 
@@ -152,13 +174,71 @@ def measure(base_url: str, token: str, requests: int) -> dict[str, Any]:
     return out
 
 
+@contextlib.contextmanager
+def own_stack(port: int) -> Iterator[str]:
+    """`parley.localrun` on `port` with its own database, data folder and queue; yields the API's base URL."""
+    import psycopg
+
+    admin = os.environ.get("PARLEY_BENCH_ADMIN_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    with psycopg.connect(admin, autocommit=True) as db:
+        if not db.execute("SELECT 1 FROM pg_database WHERE datname = %s", (STACK_DATABASE,)).fetchone():
+            db.execute(f'CREATE DATABASE "{STACK_DATABASE}"')
+    data_dir = BACKEND_DIR.parent / "var" / "bench-api"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "DATABASE_URL": admin.rsplit("/", 1)[0] + f"/{STACK_DATABASE}",
+        "PARLEY_ENV_FILE": str(data_dir / "env"),
+        "PARLEY_DATA_DIR": str(data_dir),
+        "PARLEY_CELERY_QUEUE": "parley-bench-api",
+    }
+    log = (data_dir / "stack.log").open("w")
+    stack = subprocess.Popen(  # noqa: S603 - our own module, fixed arguments
+        [sys.executable, "-m", "parley.localrun", "--port", str(port)],
+        cwd=BACKEND_DIR,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}/api"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            with contextlib.suppress(OSError):
+                urllib.request.urlopen(f"{base}/health/", timeout=5).read()  # noqa: S310 - loopback
+                break
+            if stack.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"api_latency: the stack did not start; see {data_dir / 'stack.log'}")
+            time.sleep(1)
+        os.environ.update({k: env[k] for k in ("DATABASE_URL", "PARLEY_ENV_FILE", "PARLEY_DATA_DIR")})
+        os.environ["DJANGO_SETTINGS_MODULE"] = "parley.settings"
+        yield base
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(stack.pid, signal.SIGINT)  # honcho stops every process it started
+        try:
+            stack.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(stack.pid, signal.SIGKILL)
+        log.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base-url", default="http://127.0.0.1:8080/api")
     parser.add_argument("--token", help="an API token (`Authorization: Token ...`)")
     parser.add_argument("--requests", type=int, default=50, help="requests per client, endpoint and level")
     parser.add_argument("--seed-db", action="store_true", help="insert 10,000 runs and 100,000 conversations")
+    parser.add_argument("--stack", action="store_true", help="start, seed and measure a stack of its own")
+    parser.add_argument("--port", type=int, default=8095, help="the --stack's port (and the next one)")
     args = parser.parse_args(argv)
+    if args.stack:
+        with own_stack(args.port) as base:
+            token = seed_database()
+            result = measure(base, token, args.requests)
+        sys.stdout.write(json.dumps(result) + "\n")
+        return 0 if result["target_p95_under_100ms_at_5"] else 1
     if args.seed_db:
         token = seed_database()
         sys.stdout.write(json.dumps({"benchmark": "api_seed", "token": token}) + "\n")
