@@ -261,6 +261,7 @@ def execute_bench(run: Run) -> dict[str, Any]:
         "killed": mutation["killed"],
         "live": mutation["live"],
         "stillborn": mutation["stillborn"],
+        "inconclusive": mutation["inconclusive"],
         "precision": overall["precision"],
         "recall": overall["recall"],
         "false_alarm_rate": overall["false_alarms"]["rate"],

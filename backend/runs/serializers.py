@@ -135,14 +135,18 @@ class RunRequestSerializer(serializers.Serializer[Any]):
     operators = serializers.ListField(
         child=serializers.CharField(max_length=40), required=False, max_length=40, allow_empty=True
     )
+    # Defaults are applied in `_bench`, not declared: a declared default makes the generated client require it.
     repeats = serializers.IntegerField(
-        min_value=BENCH_REPEATS[0], max_value=BENCH_REPEATS[1], required=False, default=3
+        min_value=BENCH_REPEATS[0],
+        max_value=BENCH_REPEATS[1],
+        required=False,
+        help_text="SENSEI runs on the original bot (false alarms); 3 when omitted.",
     )
     mutants_per_operator = serializers.IntegerField(
         min_value=BENCH_MUTANTS_PER_OPERATOR[0],
         max_value=BENCH_MUTANTS_PER_OPERATOR[1],
         required=False,
-        default=1,
+        help_text="Mutants drawn per mutation operator; 1 when omitted.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -232,8 +236,8 @@ class RunRequestSerializer(serializers.Serializer[Any]):
         return {
             "bot": bot,
             **self._tracer(project, attrs),
-            "repeats": attrs["repeats"],
-            "mutants_per_operator": attrs["mutants_per_operator"],
+            "repeats": attrs.get("repeats", 3),
+            "mutants_per_operator": attrs.get("mutants_per_operator", 1),
             "operators": list(dict.fromkeys(operators)) if operators else None,
             "concurrency": attrs.get("concurrency", 4),
             "seed": attrs.get("seed") or 0,

@@ -4,7 +4,8 @@ import { type APIRequestContext, expect, type Page, test, type TestInfo } from "
  * The dashboards against the real stack (nginx, gunicorn, Celery, PostgreSQL, RabbitMQ, the fake OpenAI-compatible
  * LLM server and the built-in pizza bot): a TRACER run completes → its graph (a node clicked) and report → a
  * generated profile edited → SENSEI on it → a conversation and the charts → a rule added, toggled and checked →
- * the project made public → logged out, the public dashboards browsed.
+ * a small evaluation bench on the same built-in bot and its report → the project made public → logged out, the
+ * public dashboards browsed.
  *
  * Set-up screens of the workspace (key, connector, project) are driven by `workspace.spec.ts`; here they are made
  * through the API so that this test is about the dashboards. Each screen is saved as a screenshot.
@@ -161,8 +162,8 @@ function apiClient(request: APIRequestContext, token: string) {
   };
 }
 
-test("TRACER, SENSEI, rules and public dashboards on a live stack", async ({ page, request }, testInfo) => {
-  test.setTimeout(420_000);
+test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async ({ page, request }, testInfo) => {
+  test.setTimeout(600_000);
   await scriptFakeLlm(request);
 
   // Sign up in the browser; the API calls below use the same session.
@@ -329,6 +330,43 @@ test("TRACER, SENSEI, rules and public dashboards on a live stack", async ({ pag
     .click();
   await snap(page, testInfo, "13-check-results");
 
+  // The evaluation bench on the same built-in bot, as small as it gets, started from its form; its TRACER gets the
+  // script from the start.
+  await scriptFakeLlm(request);
+  await page.getByRole("navigation").getByRole("link", { name: "Bench" }).click();
+  await page.getByRole("button", { name: "Start a bench" }).first().click();
+  const benchForm = page.getByRole("dialog", { name: "Start a bench" });
+  await expect(benchForm.getByRole("combobox", { name: "Project" })).toHaveValue(`${projectName} — pizza`);
+  await benchForm.getByRole("textbox", { name: "TRACER sessions" }).fill("1");
+  await benchForm.getByRole("textbox", { name: "Turns per session" }).fill("2");
+  await benchForm.getByRole("textbox", { name: "Repeats on the original" }).fill("1");
+  await benchForm.getByRole("textbox", { name: "Mutants per operator" }).fill("1");
+  await benchForm.getByRole("combobox", { name: "Mutation operators" }).click();
+  await page.getByRole("option", { name: "wrong-price-formula" }).click();
+  await benchForm.getByRole("heading", { name: "Start a bench" }).click(); // closes the options
+  await benchForm.getByRole("textbox", { name: "Parallel conversations" }).fill("2");
+  await benchForm.getByRole("textbox", { name: "Seed" }).fill("3");
+  await snap(page, testInfo, "14-bench-start");
+  await benchForm.getByRole("button", { name: "Start the bench" }).click();
+  await expect(page).toHaveURL(/\/bench\/\d+$/);
+  const bench = { id: Number(/\/bench\/(\d+)$/.exec(page.url())?.[1]) };
+  await expect(page.getByRole("heading", { level: 1, name: `Bench run #${String(bench.id)}` })).toBeVisible();
+  await expect(page.getByText("succeeded").first()).toBeVisible({ timeout: 180_000 });
+  await expect(page.getByRole("group", { name: "Mutation score" })).toBeVisible();
+  await expect(page.getByLabel("Measured with")).toContainText("model fake-model");
+  await expect(page.getByRole("table", { name: "Kills per operator" })).toContainText("wrong-price-formula");
+  await snap(page, testInfo, "15-bench-figures");
+  await page.getByRole("tab", { name: "Mutants" }).click();
+  await expect(
+    page.getByRole("table", { name: "Mutants", exact: true }).getByText("wrong-price-formula-", { exact: false }),
+  ).toBeVisible();
+  await snap(page, testInfo, "16-bench-mutants");
+  await page.getByRole("tab", { name: "Report" }).click();
+  await expect(
+    page.getByRole("tabpanel", { name: "Report" }).getByRole("heading", { name: "Parley bench" }),
+  ).toBeVisible();
+  await snap(page, testInfo, "17-bench-report");
+
   // Public: the owner shares the project, logs out, and browses it as a visitor.
   await api.patch(`/api/projects/${String(project.id)}/`, { public: true });
   await page.getByRole("button", { name: "Log out" }).click();
@@ -338,7 +376,7 @@ test("TRACER, SENSEI, rules and public dashboards on a live stack", async ({ pag
   const projects = page.getByRole("table", { name: "Public projects" });
   await expect(projects.getByRole("link", { name: projectName })).toBeVisible();
   await expect(projects).not.toContainText(email);
-  await snap(page, testInfo, "14-public-projects");
+  await snap(page, testInfo, "18-public-projects");
   await projects.getByRole("link", { name: projectName }).click();
   await expect(page.getByRole("heading", { name: projectName })).toBeVisible();
   await page
@@ -351,7 +389,7 @@ test("TRACER, SENSEI, rules and public dashboards on a live stack", async ({ pag
   await expect(page.getByRole("main")).not.toContainText(email);
   await page.getByRole("tab", { name: "Graph" }).click();
   await expect(page.getByRole("figure", { name: "Workflow graph" })).toBeVisible();
-  await snap(page, testInfo, "15-public-tracer");
+  await snap(page, testInfo, "19-public-tracer");
 
   await page.getByRole("main").getByRole("link", { name: projectName }).click();
   await page.getByRole("tab", { name: "SENSEI" }).click();
@@ -364,5 +402,17 @@ test("TRACER, SENSEI, rules and public dashboards on a live stack", async ({ pag
   await expect(page.getByRole("button", { name: "Delete run" })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Check rules" })).toHaveCount(0);
   await expect(page.getByRole("main")).not.toContainText(email);
-  await snap(page, testInfo, "16-public-sensei");
+  await snap(page, testInfo, "20-public-sensei");
+
+  await page.getByRole("main").getByRole("link", { name: projectName }).click();
+  await page.getByRole("tab", { name: "Bench" }).click();
+  await page
+    .getByRole("table", { name: "Bench runs" })
+    .getByRole("link", { name: `#${String(bench.id)}` })
+    .click();
+  await expect(page.getByRole("heading", { level: 1, name: `Bench run #${String(bench.id)}` })).toBeVisible();
+  await expect(page.getByRole("group", { name: "Mutation score" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Delete run" })).toHaveCount(0);
+  await expect(page.getByRole("main")).not.toContainText(email);
+  await snap(page, testInfo, "21-public-bench");
 });

@@ -1,6 +1,6 @@
 /**
- * The TRACER, SENSEI and check dashboards: run lists with the server's filters, sorting and pagination, deleting a
- * run, its aggregates (`stats/`), exports, and the model diff between two TRACER runs.
+ * The TRACER, SENSEI, check and bench dashboards: run lists with the server's filters, sorting and pagination,
+ * deleting a run, its aggregates (`stats/`), exports, and the model diff between two TRACER runs.
  *
  * `result`, `params` and `stats/` are free-form JSON in the schema (each run kind fills them differently), so every
  * shape is read with a runtime check: a field that does not look right is shown as missing rather than trusted.
@@ -15,7 +15,8 @@ import type { paths } from "./schema";
 
 type RunListQuery = NonNullable<paths["/api/runs/"]["get"]["parameters"]["query"]>;
 export type RunOrdering = NonNullable<RunListQuery["ordering"]>;
-export type DashboardKind = "tracer" | "sensei" | "check";
+/** The run kinds with a dashboard (a runs list and a run page). */
+export type DashboardKind = "tracer" | "sensei" | "check" | "bench";
 
 export interface RunFilters {
   kind: DashboardKind;

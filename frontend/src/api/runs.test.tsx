@@ -14,7 +14,6 @@ function run(status: RunStatus): Run {
     created_at: "2026-03-14T09:00:00Z",
     started_at: status === "queued" ? null : "2026-03-14T09:00:01Z",
     finished_at: status === "succeeded" ? "2026-03-14T09:00:02Z" : null,
-    input: {},
     result: status === "succeeded" ? { pong: true } : {},
     error_type: "",
     error_message: "",

@@ -1451,10 +1451,10 @@ export interface components {
             rules?: number[];
             sensei_runs?: number[];
             operators?: string[];
-            /** @default 3 */
-            repeats: number;
-            /** @default 1 */
-            mutants_per_operator: number;
+            /** @description SENSEI runs on the original bot (false alarms); 3 when omitted. */
+            repeats?: number;
+            /** @description Mutants drawn per mutation operator; 1 when omitted. */
+            mutants_per_operator?: number;
         };
         /**
          * @description * `queued` - Queued

@@ -20,7 +20,6 @@ export function makeRun(overrides: Partial<Run> = {}): Run {
     project_name: null,
     params: {},
     trigger_source: "api",
-    input: {},
     result: {},
     usage: {},
     cost_usd: null,

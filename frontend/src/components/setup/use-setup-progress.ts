@@ -1,8 +1,11 @@
 /**
  * The setup guide's checklist, computed from the API: a key, a connector, a project, a profile, a first run.
- * Each step is done when the data says so, so the list stays right whatever screen the user used.
+ * Each step is done when the data says so, so the list stays right whatever screen the user used, and it is
+ * asked again often enough to notice steps done elsewhere (another tab, the API, the command line).
  */
 import { useQueries, useQuery } from "@tanstack/react-query";
+import { useEffect, useEffectEvent } from "react";
+import { useLocation } from "react-router";
 import { connectorsPageQueryOptions } from "../../api/connectors";
 import { keysPageQueryOptions } from "../../api/keys";
 import { getProfilesPage } from "../../api/profiles";
@@ -19,18 +22,27 @@ export interface SetupStep {
   action: string;
 }
 
-const LONG_RUN_KINDS = new Set(["tracer", "sensei", "check"]);
+const LONG_RUN_KINDS = new Set(["tracer", "sensei", "check", "bench"]);
+
+/**
+ * How long an answer counts as current. After that, the next navigation or return to the tab asks again. The
+ * banner lives in the layout and stays mounted from screen to screen, so "refetch on mount" alone never would.
+ */
+export const SETUP_FRESH_MS = 10_000;
+
+const keepCurrent = { staleTime: SETUP_FRESH_MS, refetchOnWindowFocus: true } as const;
 
 export function useSetupProgress() {
-  const keys = useQuery(keysPageQueryOptions(1));
-  const connectors = useQuery(connectorsPageQueryOptions(1));
-  const projects = useQuery(projectsPageQueryOptions(1));
-  const runs = useQuery(runsQueryOptions(1));
+  const keys = useQuery({ ...keysPageQueryOptions(1), ...keepCurrent });
+  const connectors = useQuery({ ...connectorsPageQueryOptions(1), ...keepCurrent });
+  const projects = useQuery({ ...projectsPageQueryOptions(1), ...keepCurrent });
+  const runs = useQuery({ ...runsQueryOptions(1), ...keepCurrent });
   const projectList = projects.data?.results ?? [];
   const profilePages = useQueries({
     queries: projectList.map((project) => ({
       queryKey: ["projects", project.id, "profiles", "first-page"] as const,
       queryFn: ({ signal }: { signal: AbortSignal }) => getProfilesPage(project.id, 1, signal),
+      ...keepCurrent,
     })),
   });
 
@@ -86,6 +98,21 @@ export function useSetupProgress() {
   ];
 
   const queries = [keys, connectors, projects, runs, ...profilePages];
+
+  const { pathname } = useLocation();
+  const askAgainIfOld = useEffectEvent(() => {
+    const now = Date.now();
+    for (const query of queries) {
+      const answeredAt = Math.max(query.dataUpdatedAt, query.errorUpdatedAt);
+      if (query.fetchStatus === "idle" && answeredAt > 0 && now - answeredAt >= SETUP_FRESH_MS) {
+        void query.refetch({ cancelRefetch: false });
+      }
+    }
+  });
+  useEffect(() => {
+    askAgainIfOld();
+  }, [pathname]);
+
   return {
     steps,
     doneCount: steps.filter((step) => step.done).length,

@@ -1,6 +1,7 @@
 /**
- * The TRACER and SENSEI run lists: filtered, sorted and paginated on the server (`/api/runs/`), re-read while a row
- * is still running. Filters: project (unless fixed), status, project name search and a creation date range.
+ * The TRACER, SENSEI, check and bench run lists: filtered, sorted and paginated on the server (`/api/runs/`),
+ * re-read while a row is still running. Filters: project (unless fixed), status, project name search and a creation
+ * date range.
  */
 import {
   Anchor,
@@ -19,6 +20,7 @@ import type { ReactNode } from "react";
 import { useState } from "react";
 import { Link } from "react-router";
 import { pageCount } from "../../api/pagination";
+import { readBenchSummary } from "../../api/runs-bench";
 import type { Run, RunStatus } from "../../api/runs";
 import {
   type DashboardKind,
@@ -30,10 +32,18 @@ import {
 } from "../../api/runs-dashboard";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
-import { formatCost, formatCount, formatDate, formatPercent, formatSeconds } from "./format";
+import { formatCost, formatCount, formatDate, formatPercent, formatPoints, formatSeconds } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
+
+/** The accessible name of each kind's table. */
+const RUNS_TABLE_LABEL: Record<DashboardKind, string> = {
+  tracer: "TRACER runs",
+  sensei: "SENSEI runs",
+  check: "Check runs",
+  bench: "Bench runs",
+};
 
 type SortField = "created_at" | "finished_at" | "cost_usd" | "status";
 
@@ -77,19 +87,11 @@ interface Column {
 }
 
 function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
-  const link = (run: Run) => {
-    const to =
-      kind === "tracer"
-        ? dashboardPaths.tracerRun(run.id, mode)
-        : kind === "sensei"
-          ? dashboardPaths.senseiRun(run.id, mode)
-          : dashboardPaths.checkRun(run.id, mode);
-    return (
-      <Anchor component={Link} to={to} fw={600}>
-        {`#${String(run.id)}`}
-      </Anchor>
-    );
-  };
+  const link = (run: Run) => (
+    <Anchor component={Link} to={dashboardPaths.run(kind, run.id, mode)} fw={600}>
+      {`#${String(run.id)}`}
+    </Anchor>
+  );
   const base: Column[] = [
     { label: "Run", cell: link },
     { label: "Project", cell: (run) => run.project_name ?? "—" },
@@ -119,6 +121,40 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
           return s.profiles === null ? "—" : `${String(s.validProfiles ?? s.profiles)} / ${String(s.profiles)}`;
         },
       },
+      ...tail,
+    ];
+  }
+  if (kind === "bench") {
+    return [
+      ...base,
+      { label: "Bot", cell: (run) => readBenchSummary(run).bot || "—" },
+      {
+        label: "Sessions × turns",
+        cell: (run) => {
+          const s = readBenchSummary(run);
+          return `${formatCount(s.sessions)} × ${formatCount(s.turns)}`;
+        },
+      },
+      {
+        label: "Mutants killed",
+        cell: (run) => {
+          const s = readBenchSummary(run);
+          return s.killed === null ? "—" : `${String(s.killed)} of ${String(s.killed + (s.live ?? 0))}`;
+        },
+      },
+      {
+        label: "Live",
+        cell: (run) => {
+          const live = readBenchSummary(run).live;
+          return (
+            <Text size="sm" c={live ? "red" : undefined}>
+              {formatCount(live)}
+            </Text>
+          );
+        },
+      },
+      { label: "Mutation score", cell: (run) => formatPoints(readBenchSummary(run).mutationScore) },
+      { label: "False alarms", cell: (run) => formatPoints(readBenchSummary(run).falseAlarmRate) },
       ...tail,
     ];
   }
@@ -257,12 +293,7 @@ export function RunsTable({ kind, mode, projectId, projects = [], empty }: RunsT
       {runs.data && (runs.data.count > 0 || filtered) && (
         <>
           <Table.ScrollContainer minWidth={900}>
-            <Table
-              highlightOnHover
-              withTableBorder
-              aria-label={kind === "tracer" ? "TRACER runs" : kind === "sensei" ? "SENSEI runs" : "Check runs"}
-              aria-busy={runs.isFetching}
-            >
+            <Table highlightOnHover withTableBorder aria-label={RUNS_TABLE_LABEL[kind]} aria-busy={runs.isFetching}>
               <Table.Thead>
                 <Table.Tr>
                   {columns.map((column) =>

@@ -34,3 +34,9 @@ export function formatCount(value: number | null | undefined): string {
 export function formatPercent(share: number | null | undefined): string {
   return share === null || share === undefined ? "—" : `${(share * 100).toFixed(0)}%`;
 }
+
+/** A figure already in percent (0…100), as the bench writes them: `66.7%`. */
+export function formatPoints(percent: number | null | undefined): string {
+  if (percent === null || percent === undefined) return "—";
+  return `${percent.toFixed(Number.isInteger(percent) ? 0 : 1)}%`;
+}

@@ -1,23 +1,29 @@
-/** The TRACER/SENSEI dashboards, rules and public views (issue 12) plug into the app through these lists. */
+/** The TRACER/SENSEI/bench dashboards, rules and public views plug into the app through these lists. */
 import type { RouteObject } from "react-router";
-import { SenseiDashboardPage } from "../sensei/SenseiDashboardPage";
-import { TracerDashboardPage } from "../tracer/TracerDashboardPage";
 import { dashboardPaths } from "./dashboard-paths";
 
-// Run pages bring React Flow, the charts and the Markdown renderer; the rules page brings CodeMirror. Each
-// comes in its own chunk, on first visit.
+// Dashboards and run pages bring React Flow, the charts and the Markdown renderer; the rules page brings
+// CodeMirror. Each comes in its own chunk, on first visit, so the first screen loads none of them.
+const tracerDashboard = () =>
+  import("../tracer/TracerDashboardPage").then((m) => ({ Component: m.TracerDashboardPage }));
+const senseiDashboard = () =>
+  import("../sensei/SenseiDashboardPage").then((m) => ({ Component: m.SenseiDashboardPage }));
+const benchDashboard = () => import("../bench/BenchDashboardPage").then((m) => ({ Component: m.BenchDashboardPage }));
 const tracerRun = () => import("../tracer/TracerRunPage").then((m) => ({ Component: m.TracerRunPage }));
 const senseiRun = () => import("../sensei/SenseiRunPage").then((m) => ({ Component: m.SenseiRunPage }));
+const benchRun = () => import("../bench/BenchRunPage").then((m) => ({ Component: m.BenchRunPage }));
 const checkRun = () => import("../rules/CheckRunPage").then((m) => ({ Component: m.CheckRunPage }));
 const rules = () => import("../rules/RulesPage").then((m) => ({ Component: m.RulesPage }));
 const publicPages = () => import("../public/PublicRunPage");
 
 /** Routes under the signed-in layout (paths relative to `/`). */
 export const dashboardRoutes: RouteObject[] = [
-  { path: "tracer", element: <TracerDashboardPage /> },
+  { path: "tracer", lazy: tracerDashboard },
   { path: "tracer/:runId", lazy: tracerRun },
-  { path: "sensei", element: <SenseiDashboardPage /> },
+  { path: "sensei", lazy: senseiDashboard },
   { path: "sensei/:runId", lazy: senseiRun },
+  { path: "bench", lazy: benchDashboard },
+  { path: "bench/:runId", lazy: benchRun },
   { path: "rules", lazy: rules },
   { path: "checks/:runId", lazy: checkRun },
 ];
@@ -26,6 +32,7 @@ export const dashboardRoutes: RouteObject[] = [
 export const dashboardNav: { label: string; to: string }[] = [
   { label: "TRACER", to: dashboardPaths.tracer },
   { label: "SENSEI", to: dashboardPaths.sensei },
+  { label: "Bench", to: dashboardPaths.bench },
   { label: "Rules", to: dashboardPaths.rules() },
 ];
 
@@ -49,6 +56,7 @@ export const publicRoutes: RouteObject[] = [
       { path: "tracer/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicTracerRunPage })) },
       { path: "sensei/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicSenseiRunPage })) },
       { path: "checks/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicCheckRunPage })) },
+      { path: "bench/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicBenchRunPage })) },
     ],
   },
 ];

@@ -1,15 +1,15 @@
-import { Badge, Button, Group, Loader, Pagination, Stack, Table, Text, Tooltip, VisuallyHidden } from "@mantine/core";
+import { Badge, Button, Group, Loader, Stack, Table, Text, Tooltip } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ApiError } from "../../api/errors";
 import { keyKeys, type LLMKey, useDeleteKey, useKeysPage, useTestKey } from "../../api/keys";
-import { pageCount } from "../../api/pagination";
 import { readCheckOutcome } from "../../api/run-results";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";
-import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { DeleteButton, ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
+import { EmptyState } from "../../components/StateViews";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { AddKeyModal } from "./AddKeyModal";
 import { RenameKeyModal } from "./RenameKeyModal";
@@ -96,10 +96,9 @@ export function KeysPage() {
   useDocumentTitle("LLM keys · Parley");
   const [page, setPage] = useState(1);
   const keys = useKeysPage(page);
-  const deleteKey = useDeleteKey();
+  const deletion = useDeleteConfirmation(useDeleteKey(), (llmKey: LLMKey) => llmKey.id);
   const [adding, setAdding] = useState(false);
   const [renaming, setRenaming] = useState<LLMKey | null>(null);
-  const [deleting, setDeleting] = useState<LLMKey | null>(null);
 
   const addButton = (
     <Button
@@ -111,93 +110,6 @@ export function KeysPage() {
     </Button>
   );
 
-  let content;
-  if (keys.isPending) content = <LoadingState label="Loading keys" />;
-  else if (keys.isError)
-    content = <ErrorState error={keys.error} title="Could not load your keys" onRetry={() => void keys.refetch()} />;
-  else if (keys.data.count === 0)
-    content = (
-      <EmptyState title="No keys yet" action={addButton}>
-        Add an API key of OpenAI, Google Gemini or any OpenAI-compatible server. TRACER and SENSEI use it to talk to the
-        LLM.
-      </EmptyState>
-    );
-  else
-    content = (
-      <Stack gap="sm">
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped highlightOnHover verticalSpacing="sm">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Provider</Table.Th>
-                <Table.Th>Key</Table.Th>
-                <Table.Th>Last test</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {keys.data.results.map((llmKey) => (
-                <Table.Tr key={llmKey.id}>
-                  <Table.Td fw={500}>{llmKey.name}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{llmKey.provider}</Text>
-                    {llmKey.base_url && (
-                      <Text size="xs" c="dimmed">
-                        {llmKey.base_url}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Tooltip label="Only a masked hint is ever shown">
-                      <Text size="sm" ff="monospace">
-                        {llmKey.hint || "—"}
-                      </Text>
-                    </Tooltip>
-                  </Table.Td>
-                  <Table.Td>
-                    <LastCheck llmKey={llmKey} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={6} justify="flex-end" wrap="nowrap">
-                      <TestKeyButton llmKey={llmKey} />
-                      <Button
-                        size="xs"
-                        variant="default"
-                        aria-label={`Rename ${llmKey.name}`}
-                        onClick={() => {
-                          setRenaming(llmKey);
-                        }}
-                      >
-                        Rename
-                      </Button>
-                      <Button
-                        size="xs"
-                        variant="subtle"
-                        color="red"
-                        aria-label={`Delete ${llmKey.name}`}
-                        onClick={() => {
-                          setDeleting(llmKey);
-                        }}
-                      >
-                        Delete
-                      </Button>
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-        {keys.data.count > keys.data.results.length && (
-          <Pagination total={pageCount(keys.data.count)} value={page} onChange={setPage} aria-label="Pages" />
-        )}
-        {keys.isFetching && <Loader size="xs" aria-label="Refreshing" />}
-      </Stack>
-    );
-
   return (
     <Stack gap="lg" maw={1100}>
       <PageHeader
@@ -205,7 +117,65 @@ export function KeysPage() {
         description="Keys are stored encrypted and used only by background runs; the API never returns them."
         actions={keys.data && keys.data.count > 0 ? addButton : undefined}
       />
-      {content}
+      <ResourceTable
+        query={keys}
+        plural="keys"
+        empty={
+          <EmptyState title="No keys yet" action={addButton}>
+            Add an API key of OpenAI, Google Gemini or any OpenAI-compatible server. TRACER and SENSEI use it to talk to
+            the LLM.
+          </EmptyState>
+        }
+        columns={["Name", "Provider", "Key", "Last test"]}
+        minWidth={720}
+        cells={(llmKey) => (
+          <>
+            <Table.Td fw={500}>{llmKey.name}</Table.Td>
+            <Table.Td>
+              <Text size="sm">{llmKey.provider}</Text>
+              {llmKey.base_url && (
+                <Text size="xs" c="dimmed">
+                  {llmKey.base_url}
+                </Text>
+              )}
+            </Table.Td>
+            <Table.Td>
+              <Tooltip label="Only a masked hint is ever shown">
+                <Text size="sm" ff="monospace">
+                  {llmKey.hint || "—"}
+                </Text>
+              </Tooltip>
+            </Table.Td>
+            <Table.Td>
+              <LastCheck llmKey={llmKey} />
+            </Table.Td>
+          </>
+        )}
+        actions={(llmKey) => (
+          <>
+            <TestKeyButton llmKey={llmKey} />
+            <Button
+              size="xs"
+              variant="default"
+              aria-label={`Rename ${llmKey.name}`}
+              onClick={() => {
+                setRenaming(llmKey);
+              }}
+            >
+              Rename
+            </Button>
+            <DeleteButton
+              name={llmKey.name}
+              onClick={() => {
+                deletion.ask(llmKey);
+              }}
+            />
+          </>
+        )}
+        page={page}
+        onPageChange={setPage}
+        footer={keys.isFetching && <Loader size="xs" aria-label="Refreshing" />}
+      />
       <AddKeyModal
         opened={adding}
         onClose={() => {
@@ -220,25 +190,7 @@ export function KeysPage() {
           }}
         />
       )}
-      <ConfirmDialog
-        opened={deleting !== null}
-        title={`Delete ${deleting?.name ?? "key"}?`}
-        confirmLabel="Delete key"
-        loading={deleteKey.isPending}
-        error={deleteKey.error}
-        onClose={() => {
-          setDeleting(null);
-          deleteKey.reset();
-        }}
-        onConfirm={() => {
-          if (deleting === null) return;
-          deleteKey.mutate(deleting.id, {
-            onSuccess: () => {
-              setDeleting(null);
-            },
-          });
-        }}
-      >
+      <ConfirmDialog {...deletion.dialog} title={`Delete ${deletion.target?.name ?? "key"}?`} confirmLabel="Delete key">
         Projects that use this key will have no key until you choose another. This cannot be undone.
       </ConfirmDialog>
     </Stack>

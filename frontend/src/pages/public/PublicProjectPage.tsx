@@ -1,4 +1,4 @@
-/** One public project, read-only: its TRACER, SENSEI and check runs. */
+/** One public project, read-only: its TRACER, SENSEI, check and bench runs. */
 import { Anchor, Stack, Tabs, Text } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { Link, useParams } from "react-router";
@@ -29,6 +29,7 @@ export function PublicProjectPage() {
           <Tabs.Tab value="tracer">TRACER</Tabs.Tab>
           <Tabs.Tab value="sensei">SENSEI</Tabs.Tab>
           <Tabs.Tab value="checks">Checks</Tabs.Tab>
+          <Tabs.Tab value="bench">Bench</Tabs.Tab>
         </Tabs.List>
         <Stack pt="md" gap="md">
           <Tabs.Panel value="tracer">
@@ -42,6 +43,9 @@ export function PublicProjectPage() {
           </Tabs.Panel>
           <Tabs.Panel value="checks">
             <RunsTable kind="check" mode="public" projectId={projectId} />
+          </Tabs.Panel>
+          <Tabs.Panel value="bench">
+            <RunsTable kind="bench" mode="public" projectId={projectId} />
           </Tabs.Panel>
         </Stack>
       </Tabs>

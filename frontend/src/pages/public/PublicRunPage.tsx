@@ -11,3 +11,7 @@ export function PublicSenseiRunPage() {
 export function PublicCheckRunPage() {
   return <RunRoute kind="check" mode="public" />;
 }
+
+export function PublicBenchRunPage() {
+  return <RunRoute kind="bench" mode="public" />;
+}

@@ -27,6 +27,7 @@ import { isRunActive } from "../../api/runs";
 import { useProjectRuns } from "../../api/runs-dashboard";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";
+import { DeleteButton, useDeleteConfirmation } from "../../components/ResourceTable";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
 import { dashboardPaths } from "../dashboards/dashboard-paths";
@@ -39,8 +40,7 @@ type Editing = { rule: Rule } | { rule: null } | null;
 
 function RuleList({ projectId, rules, onEdit }: { projectId: number; rules: Rule[]; onEdit: (rule: Rule) => void }) {
   const toggle = useSetRuleActive();
-  const remove = useDeleteRule();
-  const [deleting, setDeleting] = useState<Rule | null>(null);
+  const deletion = useDeleteConfirmation(useDeleteRule(), (rule: Rule) => ({ projectId, id: rule.id }));
   const [toggleError, setToggleError] = useState<Error | null>(null);
 
   return (
@@ -98,17 +98,13 @@ function RuleList({ projectId, rules, onEdit }: { projectId: number; rules: Rule
                     >
                       Edit
                     </Button>
-                    <Button
+                    <DeleteButton
+                      name={name}
                       size="compact-sm"
-                      variant="subtle"
-                      color="red"
-                      aria-label={`Delete ${name}`}
                       onClick={() => {
-                        setDeleting(rule);
+                        deletion.ask(rule);
                       }}
-                    >
-                      Delete
-                    </Button>
+                    />
                   </Group>
                 </Table.Td>
               </Table.Tr>
@@ -117,25 +113,9 @@ function RuleList({ projectId, rules, onEdit }: { projectId: number; rules: Rule
         </Table.Tbody>
       </Table>
       <ConfirmDialog
-        opened={deleting !== null}
-        title={`Delete ${deleting?.name ?? "this rule"}?`}
+        {...deletion.dialog}
+        title={`Delete ${deletion.target?.name ?? "this rule"}?`}
         confirmLabel="Delete rule"
-        loading={remove.isPending}
-        error={remove.error}
-        onClose={() => {
-          setDeleting(null);
-        }}
-        onConfirm={() => {
-          if (deleting)
-            remove.mutate(
-              { projectId, id: deleting.id },
-              {
-                onSuccess: () => {
-                  setDeleting(null);
-                },
-              },
-            );
-        }}
       >
         Past check results keep their copy of the rule.
       </ConfirmDialog>

@@ -1,0 +1,305 @@
+/**
+ * Test data: a finished bench on the bike bot, in the shape `backend/engine/bench/run.py::run_bench` writes
+ * (written by hand, trimmed: one mutant per status, TRACER's match list left out). Strings carry markup to
+ * prove they are shown as text.
+ */
+import type { Run } from "../../api/runs";
+
+const coverage = (module: number, input: number, value: number, question: number, conversations: number) => ({
+  conversations,
+  module,
+  input,
+  value,
+  question,
+  counts: {
+    modules: [Math.round((module / 100) * 3), 3],
+    inputs: [Math.round((input / 100) * 3), 3],
+    values: [Math.round((value / 100) * 2), 2],
+    questions: [Math.round((question / 100) * 4), 4],
+  },
+});
+
+const mutants = [
+  {
+    id: "crash-on-value-1",
+    operator: "crash-on-value",
+    description: "book_service.tables.base_price: entry 'tune-up' deleted (crashes on that value)",
+    status: "killed",
+    conversations: 4,
+    killing_conversations: 2,
+    reasons: { crash: 2 },
+    rules: {},
+    stillborn_reason: null,
+    error: null,
+  },
+  {
+    id: "swap-qa-answers-1",
+    operator: "swap-qa-answers",
+    description: "bike_faq: answers of 'tire_price' and 'tune_up_price' swapped",
+    status: "killed",
+    conversations: 4,
+    killing_conversations: 3,
+    reasons: { failed_rule: 3 },
+    rules: { faq_answers: 3 },
+    stillborn_reason: null,
+    error: null,
+  },
+  {
+    id: "delete-fallback-1",
+    operator: "delete-fallback",
+    description: "top: fallback deleted <b>(the stock fallback is said instead)</b>",
+    status: "live",
+    conversations: 4,
+    killing_conversations: 0,
+    reasons: {},
+    rules: {},
+    stillborn_reason: null,
+    error: null,
+  },
+  {
+    id: "wrong-language-1",
+    operator: "wrong-language",
+    description: "the bot's own sentences in 'es'",
+    status: "inconclusive",
+    conversations: 0,
+    killing_conversations: 0,
+    reasons: {},
+    rules: {},
+    stillborn_reason: null,
+    error: "The LLM provider refused the request (429).",
+  },
+  {
+    id: "change-optionality-1",
+    operator: "change-optionality",
+    description: "book_service.service: made optional",
+    status: "stillborn",
+    conversations: 0,
+    killing_conversations: 0,
+    reasons: {},
+    rules: {},
+    stillborn_reason:
+      "bike mutant change-optionality-1: modules.book_service.compute.price: the formula needs slot 'service', which is optional; make it required",
+    error: null,
+  },
+];
+
+const perOperator = {
+  "change-optionality": { selected: 1, killed: 0, live: 0, stillborn: 1, inconclusive: 0 },
+  "crash-on-value": { selected: 1, killed: 1, live: 0, stillborn: 0, inconclusive: 0 },
+  "delete-fallback": { selected: 1, killed: 0, live: 1, stillborn: 0, inconclusive: 0 },
+  "swap-qa-answers": { selected: 1, killed: 1, live: 0, stillborn: 0, inconclusive: 0 },
+  "wrong-language": { selected: 1, killed: 0, live: 0, stillborn: 0, inconclusive: 1 },
+};
+
+const usage = {
+  calls: 212,
+  prompt_tokens: 118_400,
+  completion_tokens: 3_210,
+  cost_usd: 0.0197,
+  unpriced_calls: 0,
+  wall_s: 41.2,
+};
+
+export const BENCH_JSON = {
+  config: {
+    bots: ["bike"],
+    sessions: 3,
+    turns: 4,
+    mutants_per_operator: 1,
+    operators: null,
+    mutants: null,
+    repeats: 2,
+    concurrency: 4,
+    seed: 7,
+    today: "2026-11-22",
+    output_dir: null,
+    provider: "openai",
+    model: "gpt-4o-mini",
+    temperature: null,
+  },
+  bots: {
+    bike: {
+      bot: "bike",
+      name: "Spoke & Chain Cycles",
+      sizes: { modules: 3, inputs: 3, values: 2, questions: 4 },
+      tracer: {
+        coverage: coverage(66.67, 33.33, 50, 25, 3),
+        functionalities: 4,
+        profiles: 2,
+        valid_profiles: 2,
+        warnings: ["The chatbot did not answer one message in time."],
+        true_positives: 3,
+        false_positives: 1,
+        precision: 75,
+        recall: 83.33,
+        recall_modules: [3, 3],
+        recall_inputs: [2, 3],
+        missed_modules: [],
+        missed_inputs: ["book_service.time"],
+      },
+      profiles: [
+        { name: "Booker", temperature: 0.7, model: "gpt-4o-mini", goals: 2 },
+        { name: "Curious rider", temperature: 0.7, model: "gpt-4o-mini", goals: 3 },
+      ],
+      rules: [
+        {
+          name: "outputs_book_service",
+          kind: "output",
+          description: "bike: the book_service response has the ground truth's shape and values, computed values",
+        },
+        {
+          name: "faq_answers",
+          kind: "faq",
+          description: "bike: a question naming one FAQ question gets that question's answer",
+        },
+        {
+          name: "enum_options",
+          kind: "enum",
+          description: "bike: the options offered for an enum slot are its <i>ground-truth</i> values",
+        },
+      ],
+      sensei: {
+        repeats: 2,
+        conversations_per_run: 4,
+        coverage: {
+          aggregate: coverage(100, 100, 100, 75, 8),
+          median: { module: 100, input: 66.67, value: 50, question: 50 },
+          runs: [coverage(100, 66.67, 50, 50, 4), coverage(100, 100, 100, 75, 4)],
+        },
+        false_alarms: { conversations: 8, false_alarms: 1, rate: 12.5, reasons: { unmet_goal: 1 }, rules: {} },
+      },
+      mutation: {
+        selected: 5,
+        killed: 2,
+        live: 1,
+        stillborn: 1,
+        inconclusive: 1,
+        mutation_score: 66.67,
+        kills_per_operator: perOperator,
+        kills_per_reason: { crash: 1, failed_rule: 1 },
+        live_mutants: [{ id: "delete-fallback-1", description: mutants[2]?.description }],
+        stillborn_mutants: [{ id: "change-optionality-1", reason: mutants[4]?.stillborn_reason }],
+        inconclusive_mutants: [{ id: "wrong-language-1", error: mutants[3]?.error }],
+        mutants,
+      },
+      usage: {
+        ...usage,
+        phases: {
+          tracer: {
+            calls: 20,
+            prompt_tokens: 9_000,
+            completion_tokens: 1_200,
+            cost_usd: 0.0021,
+            unpriced_calls: 0,
+            wall_s: 8.1,
+          },
+          sensei_original: {
+            calls: 96,
+            prompt_tokens: 54_000,
+            completion_tokens: 1_000,
+            cost_usd: 0.0088,
+            unpriced_calls: 0,
+            wall_s: 15.5,
+          },
+          sensei_mutants: {
+            calls: 96,
+            prompt_tokens: 55_400,
+            completion_tokens: 1_010,
+            cost_usd: 0.0088,
+            unpriced_calls: 0,
+            wall_s: 17.6,
+          },
+        },
+      },
+    },
+  },
+  overall: {
+    bots: ["bike"],
+    tracer_coverage_mean: { module: 66.67, input: 33.33, value: 50, question: 25 },
+    sensei_coverage_mean: { module: 100, input: 100, value: 100, question: 75 },
+    functionalities: 4,
+    precision: 75,
+    recall: 83.33,
+    false_alarms: { conversations: 8, false_alarms: 1, rate: 12.5 },
+    mutation: {
+      selected: 5,
+      killed: 2,
+      live: 1,
+      stillborn: 1,
+      inconclusive: 1,
+      mutation_score: 66.67,
+      kills_per_operator: perOperator,
+      kills_per_reason: { crash: 1, failed_rule: 1 },
+      live_mutants: [{ bot: "bike", id: "delete-fallback-1", description: mutants[2]?.description }],
+      stillborn_mutants: [],
+      inconclusive_mutants: [],
+    },
+    usage,
+    wall_s: 63.4,
+  },
+  wall_s: 63.4,
+};
+
+export const BENCH_MD = `# Parley bench
+
+Provider **openai**, model **gpt-4o-mini**, temperature **provider default**.
+
+## Overall
+
+| Figure | Value |
+|---|---|
+| Mutation score (%) | 66.67 |
+
+<script>alert("x")</script>
+`;
+
+/** The run row of that bench, as `GET /api/runs/{id}/` returns it. */
+export function benchRun(overrides: Partial<Run> = {}): Run {
+  return {
+    id: 41,
+    kind: "bench",
+    status: "succeeded",
+    stage: "done",
+    progress: { done: 5, total: 5 },
+    counters: {},
+    project: 7,
+    project_name: "Bike shop",
+    params: {
+      bot: "bike",
+      sessions: 3,
+      turns: 4,
+      repeats: 2,
+      mutants_per_operator: 1,
+      operators: null,
+      concurrency: 4,
+      seed: 7,
+    },
+    trigger_source: "api",
+    result: {
+      ok: true,
+      bot: "bike",
+      mutation_score: 66.67,
+      mutants: 5,
+      killed: 2,
+      live: 1,
+      stillborn: 1,
+      precision: 75,
+      recall: 83.33,
+      false_alarm_rate: 12.5,
+      usage,
+    },
+    usage: { calls: 212, prompt_tokens: 118_400, completion_tokens: 3_210, cost_usd: 0.0197 },
+    cost_usd: 0.0197,
+    error_type: "",
+    error_message: "",
+    created_at: "2026-11-22T09:00:00Z",
+    started_at: "2026-11-22T09:00:01Z",
+    finished_at: "2026-11-22T09:01:05Z",
+    wait_seconds: 1,
+    duration_seconds: 64,
+    owner_name: "ada",
+    is_owner: true,
+    cancel_requested: false,
+    ...overrides,
+  };
+}

@@ -1,0 +1,40 @@
+/** How the bench pages name its statuses, kill reasons and phases, and write its figures. */
+import type { MutantStatus } from "../../api/runs-bench";
+
+export const MUTANT_COLOR: Record<MutantStatus, string> = {
+  killed: "teal",
+  live: "red",
+  inconclusive: "orange",
+  stillborn: "gray",
+};
+
+/** The kill reasons of `backend/engine/bench/scoring.py`, in words. */
+export const REASON_HELP: Record<string, string> = {
+  crash: "the bot answered an HTTP 5xx or an unreadable reply",
+  timeout: "no reply in time",
+  loop: "a fallback or repetition loop",
+  unmet_goal: "the goals could not be verified",
+  missing_output: "an output the profile expects was not found",
+  wrong_output: "a ground-truth output rule failed (prices, values, response shape)",
+  failed_rule: "another ground-truth rule failed (FAQ answers, offered options)",
+};
+
+export const PHASE_LABEL: Record<string, string> = {
+  tracer: "TRACER on the original",
+  sensei_original: "SENSEI on the original",
+  sensei_mutants: "SENSEI on the mutants",
+};
+
+export function formatTokens(prompt: number | null, completion: number | null): string {
+  if (prompt === null && completion === null) return "—";
+  return `${(prompt ?? 0).toLocaleString()} + ${(completion ?? 0).toLocaleString()}`;
+}
+
+export function formatFraction(value: [number, number] | null): string {
+  return value === null ? "" : `${String(value[0])}/${String(value[1])}`;
+}
+
+/** `1 session`, `3 sessions`, `— sessions` (unknown). */
+export function counted(n: number | null, one: string, many = `${one}s`): string {
+  return n === null ? `— ${many}` : `${String(n)} ${n === 1 ? one : many}`;
+}
