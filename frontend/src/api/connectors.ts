@@ -100,13 +100,9 @@ export async function validateConnector(body: ConnectorValidationInput, signal?:
   };
 }
 
-/**
- * The view reads an optional `{message}` (default "Hello") that its schema does not declare yet (it says
- * `request=None`), hence the cast; drop it once the schema documents the body.
- */
+/** Sends one message to the chatbot ("Hello" when none is given) in a short run. */
 export function testConnector({ id, message }: { id: number; message?: string }) {
-  const body = message === undefined ? undefined : ({ message } as never);
-  return unwrap(api.POST("/api/connectors/{id}/test/", { params: { path: { id } }, body }));
+  return unwrap(api.POST("/api/connectors/{id}/test/", { params: { path: { id } }, body: { message } }));
 }
 
 export function connectorsPageQueryOptions(page: number) {

@@ -8,7 +8,6 @@ import { api, settle, unwrap, unwrapEmpty } from "./client";
 import { toApiError } from "./errors";
 import { collectPages } from "./pagination";
 import { readProblem, type ValidationProblem } from "./problems";
-import { isRecord } from "./run-results";
 import type { ResponseJson } from "./types";
 
 export type Profile = ResponseJson<"/api/projects/{project_id}/profiles/{id}/", "get", 200>;
@@ -112,18 +111,11 @@ export async function uploadProfiles({ projectId, files }: { projectId: number; 
       bodySerializer: () => form,
     }),
   );
-  if (!response.ok) throw toApiError(response, error);
-  // The server answers a plain list of the stored documents (the schema's paginated shape is not what it sends).
-  const rows: unknown = data;
-  const list: unknown[] = Array.isArray(rows)
-    ? rows
-    : isRecord(rows) && Array.isArray(rows.results)
-      ? rows.results
-      : [];
-  return list.filter(isRecord).map((row): UploadedDocument => ({
-    name: typeof row.name === "string" ? row.name : "",
-    valid: row.valid === true,
-    problems: Array.isArray(row.problems) ? row.problems.length : 0,
+  if (!response.ok || data === undefined) throw toApiError(response, error);
+  return data.map((row): UploadedDocument => ({
+    name: row.name ?? "",
+    valid: row.valid,
+    problems: row.problems.length,
   }));
 }
 
