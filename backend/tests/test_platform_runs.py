@@ -201,6 +201,17 @@ def test_a_bench_run_measures_the_built_in_bot_and_files_its_report(celery_worke
     assert b'tests="2"' in junit
 
 
+def test_a_running_bench_can_be_cancelled(celery_worker, auth_api, project, fake_llm):
+    fake_llm.latency_s = 0.3
+    body = {"kind": "bench", "sessions": 10, "turns": 10, "repeats": 5, "mutants_per_operator": 2}
+    run_id = start(auth_api, project, **body).json()["id"]
+    assert wait_for(lambda: Run.objects.get(pk=run_id).status == "running", seconds=60)
+    assert auth_api.post(f"/api/runs/{run_id}/cancel/").status_code == 202
+    run = finished(auth_api, run_id, seconds=60)
+    assert run["status"] == "cancelled", run
+    assert not Artefact.objects.filter(run_id=run_id).exists()
+
+
 def test_a_bench_needs_a_built_in_bot_and_known_operators(auth_api, project):
     refused = start(auth_api, project, kind="bench", sessions=2, turns=3, operators=["make-it-worse"])
     assert refused.status_code == 400 and "make-it-worse" in refused.json()["fields"]["operators"][0]

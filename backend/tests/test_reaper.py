@@ -37,6 +37,17 @@ def test_a_silent_tracer_run_is_queued_again_to_resume(published):
     assert published == [("runs.tracer", run.pk)]
 
 
+def test_a_silent_bench_fails_instead_of_starting_over(published):
+    # A bench cannot resume (its phases are in memory); starting over would silently double its LLM bill.
+    run = RunFactory(
+        kind=Run.Kind.BENCH, status=Run.Status.RUNNING, started_at=LONG_AGO, heartbeat_at=LONG_AGO
+    )
+    assert reap_stale_runs(TASKS) == {"failed": 1}
+    run.refresh_from_db()
+    assert (run.status, run.error_type) == (Run.Status.FAILED, "worker_lost")
+    assert published == []
+
+
 def test_a_run_that_keeps_losing_its_worker_fails_with_a_reason():
     run = RunFactory(
         kind=Run.Kind.SENSEI,

@@ -134,7 +134,9 @@ def test_the_direct_run_document_matches_what_the_declared_fields_build(auth_api
     from runs.serializers import RunSerializer
     from workspace.models import Connector, Project
 
-    connector = Connector.objects.create(owner=auth_api.user, name="c", technology="demo", params={"bot": "pizza"})
+    connector = Connector.objects.create(
+        owner=auth_api.user, name="c", technology="demo", params={"bot": "pizza"}
+    )
     project = Project.objects.create(owner=auth_api.user, name="p", connector=connector)
     started = timezone.now()
     runs = [
