@@ -12,30 +12,31 @@ import { type RunEvent, startProjectRun, type StartRunInput } from "./project-ru
 import { isRecord } from "./run-results";
 import { type Run, runKeys } from "./runs";
 
-/**
- * The mutation operators, in the engine's order: a copy of `OPERATORS` in `backend/engine/bots/mutation.py`.
- * The server refuses unknown ones (`fields.operators`), so a stale copy fails loudly rather than silently.
- */
-export const BENCH_OPERATORS = [
-  "delete-enum-value",
-  "change-optionality",
-  "delete-qa-pair",
-  "swap-qa-answers",
-  "delete-menu-item",
-  "delete-fallback",
-  "delete-sequence-step",
-  "swap-sequence-steps",
-  "delete-response-data",
-  "change-response-template",
-  "change-memory-scope",
-  "wrong-price-formula",
-  "wrong-language",
-  "repeat-loop",
-  "crash-on-value",
-] as const;
+export type MutationOperator = NonNullable<StartRunInput["operators"]>[number];
 
-/** The reference bots with a ground truth the bench measures against (`parley bots list`). */
-export const BENCH_BOTS = ["pizza", "bike", "photography", "veterinary"] as const;
+/**
+ * The mutation operators, in the engine's order (`OPERATORS` in `backend/engine/bots/mutation.py`). The object
+ * must name exactly the operators of the API schema's enum, so a change on the server fails type-checking here.
+ */
+const OPERATOR_NAMES = {
+  "delete-enum-value": true,
+  "change-optionality": true,
+  "delete-qa-pair": true,
+  "swap-qa-answers": true,
+  "delete-menu-item": true,
+  "delete-fallback": true,
+  "delete-sequence-step": true,
+  "swap-sequence-steps": true,
+  "delete-response-data": true,
+  "change-response-template": true,
+  "change-memory-scope": true,
+  "wrong-price-formula": true,
+  "wrong-language": true,
+  "repeat-loop": true,
+  "crash-on-value": true,
+} as const satisfies Record<MutationOperator, true>;
+
+export const BENCH_OPERATORS = Object.keys(OPERATOR_NAMES) as MutationOperator[];
 
 /** The server's limits and defaults for a bench (`backend/runs/serializers.py`). */
 export const BENCH_LIMITS = {

@@ -2,17 +2,16 @@
  * One bench run: progress, the log and the mutant outcomes as they come while it runs; then its figures, the
  * mutants (live ones highlighted), the oracle rules it generated, the Markdown report and the exports.
  */
-import { Badge, Card, Group, Paper, Stack, Table, Tabs, Text, Title } from "@mantine/core";
+import { Badge, Card, Group, Stack, Table, Tabs, Text, Title } from "@mantine/core";
 import { type ReactNode, useState } from "react";
-import { readReport, useArtefact } from "../../api/artefacts";
-import { ApiError } from "../../api/errors";
+import { useArtefact } from "../../api/artefacts";
 import { useRunEvents } from "../../api/project-runs";
 import { isRunActive, type Run } from "../../api/runs";
 import { type BenchData, readBench, readBenchSummary, readMutantEvents } from "../../api/runs-bench";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
 import { formatCount, formatPoints } from "../dashboards/format";
-import { MarkdownReport } from "../dashboards/MarkdownReport";
+import { isMissingArtefact, ReportTab } from "../dashboards/ReportTab";
 import { RunHeader } from "../dashboards/RunHeader";
 import { RunLivePanel } from "../dashboards/RunLivePanel";
 import { ExportMenu } from "../dashboards/SenseiRunView";
@@ -28,10 +27,6 @@ import {
 } from "./BenchFigures";
 import { counted } from "./bench-text";
 import { MutantStatusBadge, MutantsSection } from "./MutantsSection";
-
-function missing(error: Error | null): boolean {
-  return error instanceof ApiError && error.status === 404;
-}
 
 /** The mutant outcomes reported so far (one `progress` event each). */
 function LiveMutants({ run }: { run: Run }) {
@@ -168,18 +163,6 @@ function OracleRules({ data }: { data: BenchData }) {
   );
 }
 
-function ReportTab({ runId }: { runId: number }) {
-  const report = useArtefact(runId, "report", readReport);
-  if (report.isPending) return <LoadingState label="Loading the report" />;
-  if (missing(report.error)) return <Text c="dimmed">This run wrote no report.</Text>;
-  if (report.isError) return <ErrorState error={report.error} title="Could not load the report" />;
-  return (
-    <Paper withBorder p="md">
-      <MarkdownReport text={report.data} />
-    </Paper>
-  );
-}
-
 /** What a tab shows while bench.json is loading, absent or unreadable. */
 function BenchLoad({
   bench,
@@ -189,7 +172,7 @@ function BenchLoad({
   children: (data: BenchData) => ReactNode;
 }) {
   if (bench.isPending) return <LoadingState label="Loading the figures" />;
-  if (missing(bench.error)) return <Text c="dimmed">This run left no figures.</Text>;
+  if (isMissingArtefact(bench.error)) return <Text c="dimmed">This run left no figures.</Text>;
   if (bench.isError) return <ErrorState error={bench.error} title="Could not load the figures" />;
   return <>{children(bench.data)}</>;
 }

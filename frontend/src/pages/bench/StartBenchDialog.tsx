@@ -22,7 +22,7 @@ import { useAllConnectors } from "../../api/connectors";
 import { ApiError, splitFieldErrors } from "../../api/errors";
 import { useAllProjects } from "../../api/projects";
 import type { Run } from "../../api/runs";
-import { BENCH_BOTS, BENCH_LIMITS, BENCH_OPERATORS, benchBotOf, useStartBench } from "../../api/runs-bench";
+import { BENCH_LIMITS, BENCH_OPERATORS, benchBotOf, type MutationOperator, useStartBench } from "../../api/runs-bench";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
@@ -33,7 +33,7 @@ interface BenchFormValues {
   turns: number | string;
   repeats: number | string;
   mutants_per_operator: number | string;
-  operators: string[];
+  operators: MutationOperator[];
   concurrency: number | string;
   seed: number | string;
 }
@@ -169,7 +169,7 @@ function BenchForm({
             <Stack gap={4}>
               <Text size="sm">
                 The bench needs a project with an LLM key whose connector has the technology demo and one of the
-                reference bots: {BENCH_BOTS.join(", ")}.
+                reference bots (an original, not a mutant): its ground truth is what the figures are measured against.
               </Text>
               <Group gap="md">
                 <Anchor component={Link} to={paths.newConnector} size="sm">

@@ -9,7 +9,6 @@ import {
   Badge,
   Code,
   Group,
-  Paper,
   Select,
   Stack,
   Table,
@@ -19,9 +18,8 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { readGraph, readReport, useArtefact } from "../../api/artefacts";
+import { readGraph, useArtefact } from "../../api/artefacts";
 import type { TranscriptTurn } from "../../api/conversations";
-import { ApiError } from "../../api/errors";
 import { useProfiles } from "../../api/profiles";
 import { type RunEvent, useRunEvents } from "../../api/project-runs";
 import { isRunActive, type Run } from "../../api/runs";
@@ -31,30 +29,14 @@ import { ErrorState, LoadingState } from "../../components/StateViews";
 import { ChatTurns } from "../../components/transcript/Transcript";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatDate } from "./format";
-import { MarkdownReport } from "./MarkdownReport";
+import { isMissingArtefact, ReportTab } from "./ReportTab";
 import { RunHeader } from "./RunHeader";
 import { RunLivePanel } from "./RunLivePanel";
-
-function missing(error: Error | null): boolean {
-  return error instanceof ApiError && error.status === 404;
-}
-
-function ReportTab({ runId }: { runId: number }) {
-  const report = useArtefact(runId, "report", readReport);
-  if (report.isPending) return <LoadingState label="Loading the report" />;
-  if (missing(report.error)) return <Text c="dimmed">This run wrote no report.</Text>;
-  if (report.isError) return <ErrorState error={report.error} title="Could not load the report" />;
-  return (
-    <Paper withBorder p="md">
-      <MarkdownReport text={report.data} />
-    </Paper>
-  );
-}
 
 function GraphTab({ runId }: { runId: number }) {
   const graph = useArtefact(runId, "graph", readGraph);
   if (graph.isPending) return <LoadingState label="Loading the graph" />;
-  if (missing(graph.error)) return <Text c="dimmed">This run has no workflow graph.</Text>;
+  if (isMissingArtefact(graph.error)) return <Text c="dimmed">This run has no workflow graph.</Text>;
   if (graph.isError) return <ErrorState error={graph.error} title="Could not load the graph" />;
   return <WorkflowGraph data={graph.data} filename={`tracer-run-${String(runId)}-graph`} />;
 }
