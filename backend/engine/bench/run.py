@@ -51,7 +51,7 @@ from engine.errors import ParleyError
 from engine.llm import LLMClient, UsageLedger
 from engine.sensei import CancelToken, Profile, load_profile, run_profiles
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
-from engine.tracer.reporter import NullReporter
+from engine.tracer.reporter import NullReporter, TracerCancelled
 
 logger = logging.getLogger("engine.bench")
 
@@ -222,19 +222,24 @@ def _bench_bot(
     tracer_logs = CoverageLogs()
     tracer_started = time.monotonic()
     with llm_factory(f"tracer:{bot}") as llm:
-        tracer = run_tracer(
-            TracerConfig(
-                sessions=config.sessions,
-                turns=config.turns,
-                seed=config.seed,
-                output_dir=out / "tracer" if out is not None else None,
-            ),
-            TracerDeps(llm=llm, connector=CoveredBot(definition, tracer_logs, today=today, label="tracer")),
-            run_id=f"bench-{bot}",
-            checkpointer=InMemorySaver(),
-            reporter=NullReporter(),
-            cancel=_TracerCancel(cancel),
-        )
+        try:
+            tracer = run_tracer(
+                TracerConfig(
+                    sessions=config.sessions,
+                    turns=config.turns,
+                    seed=config.seed,
+                    output_dir=out / "tracer" if out is not None else None,
+                ),
+                TracerDeps(
+                    llm=llm, connector=CoveredBot(definition, tracer_logs, today=today, label="tracer")
+                ),
+                run_id=f"bench-{bot}",
+                checkpointer=InMemorySaver(),
+                reporter=NullReporter(),
+                cancel=_TracerCancel(cancel),
+            )
+        except TracerCancelled:
+            raise BenchCancelled("The bench run was cancelled.") from None
         usage.add("tracer", llm.ledger, time.monotonic() - tracer_started)
     tracer_coverage = coverage_percentages(truth, tracer_logs.logs)
     modelling = precision_recall(tracer.model, definition)

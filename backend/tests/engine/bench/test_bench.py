@@ -139,3 +139,26 @@ def test_files_and_roles(bench: tuple[dict[str, Any], Path, list[str]]) -> None:
         "sensei:pizza:original:2",
         "sensei:pizza:wrong-price-formula-1",
     ]
+
+
+def test_a_cancel_during_tracer_stops_the_bench() -> None:
+    from engine.bench import BenchCancelled
+    from engine.sensei import CancelToken
+
+    class CancelOnSecondAsk(CancelToken):
+        """Not cancelled when the bench starts; cancelled once TRACER asks between its steps."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.asked = 0
+
+        @property
+        def cancelled(self) -> bool:
+            self.asked += 1
+            return self.asked > 1
+
+    token = CancelOnSecondAsk()
+    config = BenchConfig(bots=("pizza",), sessions=2, turns=4, repeats=1, mutants_per_operator=0, today=TODAY)
+    with pytest.raises(BenchCancelled):
+        run_bench(config, bench_factory([]), cancel=token)
+    assert token.asked >= 2
