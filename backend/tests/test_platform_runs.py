@@ -127,9 +127,11 @@ def test_a_running_tracer_run_can_be_cancelled(celery_worker, auth_api, project,
 
 
 def test_a_queued_run_can_be_cancelled_and_a_second_cancel_changes_nothing(auth_api, project):
-    run_id = start(auth_api, project, kind="tracer", sessions=1, turns=2).json()[
-        "id"
-    ]  # no worker: stays queued
+    # Made here, not started through the API: the session's worker (alive once an earlier test started it)
+    # would claim a published run within milliseconds, and the run must stay queued for this test.
+    run_id = Run.objects.create(
+        kind=Run.Kind.TRACER, owner=auth_api.user, project_id=project["id"], input={"sessions": 1, "turns": 2}
+    ).pk
     first = auth_api.post(f"/api/runs/{run_id}/cancel/").json()
     second = auth_api.post(f"/api/runs/{run_id}/cancel/").json()
     assert first["status"] == second["status"] == "cancelled"
