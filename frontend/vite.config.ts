@@ -58,6 +58,8 @@ export default defineConfig({
     setupFiles: ["./src/testing/setup-tests.ts"],
     include: ["src/**/*.test.{ts,tsx}"],
     restoreMocks: true,
+    // Whole screens render in jsdom, lazy routes included; on a loaded 2-core machine one can take seconds.
+    testTimeout: 20_000,
     // Mantine ships CSS; jsdom cannot use it and parsing it only slows tests down.
     css: false,
   },

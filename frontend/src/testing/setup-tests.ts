@@ -4,12 +4,16 @@
  */
 import "@testing-library/jest-dom/vitest";
 import { notifications } from "@mantine/notifications";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterAll, afterEach, beforeAll } from "vitest";
 import { tokenStore } from "../lib/token-store";
 import { db } from "./mock-db";
 import { server } from "./server";
 import { workspaceDb } from "./workspace-db";
+
+// Many screens are lazy routes: the first test of a file waits for the route's module to be transformed, which
+// can take more than the default second on a loaded machine (it did in CI). A find* that really fails still fails.
+configure({ asyncUtilTimeout: 5000 });
 
 // Mantine reads the colour-scheme media query and observes element sizes; jsdom has neither.
 const noop = () => undefined;
