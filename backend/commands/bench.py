@@ -23,6 +23,7 @@ from commands.common import (
     add_json_argument,
     add_llm_arguments,
     egress_guard_from_env,
+    int_at_least,
     provider_config_from_args,
     report_errors,
     write_json,
@@ -43,13 +44,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     add_llm_arguments(parser)
     parser.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
-    parser.add_argument("--sessions", "-s", type=_positive, default=10, help="TRACER sessions (default 10)")
     parser.add_argument(
-        "--turns", "-n", type=_positive, default=8, help="TRACER turns per session (default 8)"
+        "--sessions", "-s", type=int_at_least(1), default=10, help="TRACER sessions (default 10)"
+    )
+    parser.add_argument(
+        "--turns", "-n", type=int_at_least(1), default=8, help="TRACER turns per session (default 8)"
     )
     parser.add_argument(
         "--mutants-per-operator",
-        type=_natural,
+        type=int_at_least(0),
         default=2,
         help="mutants drawn per operator and bot (default 2)",
     )
@@ -62,27 +65,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="run this mutant instead of a random draw for its bot (repeatable)",
     )
     parser.add_argument(
-        "--repeats", type=_positive, default=5, help="SENSEI runs on each original (default 5)"
+        "--repeats", type=int_at_least(1), default=5, help="SENSEI runs on each original (default 5)"
     )
-    parser.add_argument("--concurrency", type=_positive, default=4, help="SENSEI conversations at once")
+    parser.add_argument("--concurrency", type=int_at_least(1), default=4, help="SENSEI conversations at once")
     parser.add_argument("--seed", type=int, default=0, help="seeds the mutant draw, TRACER and SENSEI")
     parser.add_argument("--out", "-o", required=True, metavar="DIR", help="output directory")
     add_json_argument(parser)
     parser.set_defaults(handler=report_errors(_run))
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _natural(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -84,6 +84,19 @@ def egress_guard_from_env(environ: Mapping[str, str] | None = None) -> EgressGua
     return EgressGuard(policy)
 
 
+def int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse `type` for whole numbers of at least `minimum`, with a readable refusal."""
+
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in "invalid whole number value: 'x'"
+    return parse
+
+
 def add_json_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json",

@@ -23,6 +23,7 @@ from commands.common import (
     add_json_argument,
     add_llm_arguments,
     egress_guard_from_env,
+    int_at_least,
     provider_config_from_args,
     report_errors,
     write_json,
@@ -46,30 +47,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--profile-model", "-pm", help="model written into the profiles' llm.model (default: --model)"
     )
     parser.add_argument(
-        "--sessions", "-s", type=_positive, default=3, help="exploration sessions (default 3)"
+        "--sessions", "-s", type=int_at_least(1), default=3, help="exploration sessions (default 3)"
     )
     parser.add_argument(
-        "--turns", "-n", type=_at_least_two, default=8, help="explorer messages per session (default 8)"
+        "--turns", "-n", type=int_at_least(2), default=8, help="explorer messages per session (default 8)"
     )
     parser.add_argument("--out", "--output", "-o", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--resume", action="store_true", help="continue the run checkpointed in DIR")
     parser.add_argument("--verbose", "-v", action="store_true", help="print every message of the exploration")
     add_json_argument(parser)
     parser.set_defaults(handler=report_errors(_run))
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _at_least_two(text: str) -> int:
-    value = int(text)
-    if value < 2:
-        raise argparse.ArgumentTypeError("must be at least 2")
-    return value
 
 
 class _ConsoleReporter:
