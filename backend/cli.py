@@ -15,6 +15,10 @@ COMMANDS = ("serve", "llm", "connectors", "bots", "sensei", "check", "tracer", "
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # The connectors know no reference bots; the command line offers them as the `demo` technology.
+    from engine.bots.connector import register_demo_technology
+
+    register_demo_technology()
     parser = argparse.ArgumentParser(prog="parley", description="Black-box testing of chatbots.")
     parser.add_argument("--version", action="version", version=f"parley {version('parley')}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

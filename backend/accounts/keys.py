@@ -1,8 +1,8 @@
 """/api/keys/ and /api/providers/: the caller's LLM API keys.
 
 A key is encrypted on arrival and only its masked hint is ever returned. Creating one never contacts the
-provider (it works offline); "test" and "models" are short runs, so the key is decrypted only inside a worker —
-never in a web request and never in a queue message, which carries the run id alone.
+provider (it works offline). Testing a key and listing its models are short runs started by `runs.jobs`, so the key
+is decrypted only inside a worker — never in a web request and never in a queue message.
 """
 
 from __future__ import annotations
@@ -11,19 +11,14 @@ from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.decorators import action
+from rest_framework import mixins, serializers, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import LLMKey
+from common.validators import unique_name_per_owner
 from engine.llm.providers import BASE_URLS, DEFAULT_MODELS, FALLBACK_MODELS
-from parley.validators import unique_name_per_owner
-from runs import tasks
-from runs.models import Run
-from runs.serializers import RunSerializer
-from runs.services import create_run
 
 
 class LLMKeySerializer(serializers.ModelSerializer[LLMKey]):
@@ -109,29 +104,6 @@ class LLMKeyViewSet(
         if getattr(self, "swagger_fake_view", False):
             return LLMKey.objects.none()
         return LLMKey.objects.filter(owner=self.request.user)
-
-    def _start(self, kind: str, task: Any) -> Response:
-        key = self.get_object()
-        run = create_run(self.request.user, kind, task, {"key_id": key.pk})
-        return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
-
-    @extend_schema(
-        request=None,
-        responses={202: RunSerializer},
-        summary="Check the key with the provider (a short run; its result says whether it works)",
-    )
-    @action(detail=True, methods=["post"])
-    def test(self, request: Request, pk: str | None = None) -> Response:
-        return self._start(Run.Kind.KEY_TEST, tasks.key_test)
-
-    @extend_schema(
-        request=None,
-        responses={202: RunSerializer},
-        summary="List the models this key can use (a short run; live list or a curated fallback)",
-    )
-    @action(detail=True, methods=["post"])
-    def models(self, request: Request, pk: str | None = None) -> Response:
-        return self._start(Run.Kind.KEY_MODELS, tasks.key_models)
 
 
 class ProvidersView(APIView):

@@ -8,7 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, Permis
 from django.db import models
 from django.utils import timezone
 
-from parley import crypto
+from common import crypto
 
 
 class UserManager(BaseUserManager["User"]):

@@ -79,9 +79,9 @@ def _run(args: argparse.Namespace) -> int:
 
     from pydantic import ValidationError
 
-    from engine.bench import BenchConfig, BenchReporter, MutantOutcome, run_bench
     from engine.bots import bot_ids
     from engine.bots.mutation import OPERATORS
+    from engine.evaluation import BenchConfig, BenchReporter, MutantOutcome, run_bench
     from engine.llm import LLMClient, UsageLedger
 
     bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())

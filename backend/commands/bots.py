@@ -81,8 +81,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _mutants(args: argparse.Namespace) -> int:
     from engine.bots import UnknownBot
-    from engine.bots.mutation import mutants_of
-    from engine.bots.registry import definition_text
+    from engine.bots.registry import definition_text, mutants_of
 
     try:
         definition_text(args.bot)

@@ -14,5 +14,5 @@ os.environ.setdefault("PARLEY_CELERY_QUEUE", f"parley-test-{uuid.uuid4().hex[:8]
 from parley.settings import *
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# A fixed key for tests only; production refuses to start without its own (parley.parsers.Env.secret).
+# A fixed key for tests only; production refuses to start without its own (common.parsers.Env.secret).
 FERNET_KEYS = ["KonpqhcktM4gouVciEUhEXPgXdmQYWlEttVClTcRmew="]

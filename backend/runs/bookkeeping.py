@@ -2,7 +2,7 @@
 
 Every change is a conditional UPDATE on the expected current status, so two workers (or a worker and a cancel
 request) can never both win: the loser sees zero rows changed and stands down. Task bodies never write status;
-`run_task` wraps them and owns success, failure and time-outs, and the Celery `task_failure` handler below
+`run_task` wraps them and owns success, failure and time-outs; the Celery `task_failure` handler in `runs.tasks`
 owns the deaths that happen outside the task body (hard time limit, killed worker process).
 """
 
@@ -15,7 +15,6 @@ from datetime import timedelta
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import task_failure
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -57,7 +56,7 @@ def cancel(run_id: int) -> bool:
     return transition(run_id, Run.ACTIVE, S.CANCELLED)
 
 
-def _time_limit_message() -> str:
+def time_limit_message() -> str:
     from django.conf import settings
 
     return f"The run exceeded its time limit of {settings.RUN_TIME_LIMIT_S // 60} minutes and was stopped."
@@ -79,7 +78,7 @@ def run_task(body: Callable[[Run], dict[str, Any]]) -> Callable[[int], None]:
         try:
             result = body(run)
         except SoftTimeLimitExceeded:
-            fail(run_id, "time_limit", _time_limit_message())
+            fail(run_id, "time_limit", time_limit_message())
         except ParleyError as exc:
             # An engine stopping because the owner cancelled is a cancellation, not a failure.
             if not (Run.objects.filter(pk=run_id, cancel_requested=True).exists() and cancel(run_id)):
@@ -148,27 +147,3 @@ def reap_stale_runs(tasks: Mapping[str, Any], *, stale_after: timedelta | None =
         )
         outcome[verdict] = outcome.get(verdict, 0) + 1
     return outcome
-
-
-@task_failure.connect
-def _on_task_failure(
-    sender: Any = None, args: tuple[Any, ...] = (), exception: BaseException | None = None, **_: Any
-) -> None:
-    """Runs in the worker's main process when a child died or hit the hard time limit mid-run."""
-    ours = getattr(getattr(sender, "run", None), "parley_run_task", False) or str(
-        getattr(sender, "name", "")
-    ).startswith("runs.")
-    if not ours or not args:
-        return
-    name = type(exception).__name__ if exception else "WorkerLost"
-    try:
-        if name == "TimeLimitExceeded":
-            fail(int(args[0]), "time_limit", _time_limit_message())
-        else:
-            from runs.tasks import TASKS
-
-            requeue_or_fail(
-                int(args[0]), TASKS, "The worker running this run stopped unexpectedly. Start the run again."
-            )
-    except Exception:
-        logger.exception("Could not record the failure of run %s", args[0])

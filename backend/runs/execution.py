@@ -15,13 +15,13 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from engine.bench import BenchCancelled, BenchConfig, run_bench
-from engine.bench.report import render_markdown
 from engine.check import GatewayJudge, check
 from engine.check.rules import parse_rule
 from engine.connectors import create_connector
 from engine.conversation import ConversationRecord
 from engine.errors import ParleyError
+from engine.evaluation import BenchCancelled, BenchConfig, run_bench
+from engine.evaluation.report import render_markdown
 from engine.llm import LLMClient
 from engine.sensei import load_profile, plan, run_profiles
 from engine.tracer import TracerConfig, TracerDeps, run_tracer

@@ -15,8 +15,8 @@ from typing import Any
 from django.db.models import F
 from django.utils import timezone
 
-from engine.bench import BenchReporter, MutantOutcome
 from engine.conversation import ConversationRecord, Turn
+from engine.evaluation import BenchReporter, MutantOutcome
 from engine.llm import UsageRecord
 from runs.models import Run, RunEvent
 

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 from typing import Any
 
 from celery import shared_task
+from celery.signals import task_failure
 from django.utils import timezone
 
 from accounts.models import LLMKey
 from engine.connectors import test_connection
 from engine.errors import ParleyError
 from engine.llm import list_models
-from runs import deps, execution
+from runs import bookkeeping, deps, execution
 from runs.bookkeeping import over_user_cap, run_task
 from runs.models import Run
 from workspace.models import Connector
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="runs.ping", time_limit=60, soft_time_limit=50)
@@ -108,6 +112,26 @@ TASKS = {Run.Kind.TRACER: tracer, Run.Kind.SENSEI: sensei, Run.Kind.CHECK: check
 @shared_task(name="runs.reap")
 def reap() -> dict[str, int]:
     """Periodic (Celery beat): runs whose worker stopped sending signs of life are resumed or failed."""
-    from runs.bookkeeping import reap_stale_runs
+    return bookkeeping.reap_stale_runs(TASKS)
 
-    return reap_stale_runs(TASKS)
+
+@task_failure.connect
+def on_task_failure(
+    sender: Any = None, args: tuple[Any, ...] = (), exception: BaseException | None = None, **_: Any
+) -> None:
+    """Runs in the worker's main process when a child died or hit the hard time limit mid-run."""
+    ours = getattr(getattr(sender, "run", None), "parley_run_task", False) or str(
+        getattr(sender, "name", "")
+    ).startswith("runs.")
+    if not ours or not args:
+        return
+    name = type(exception).__name__ if exception else "WorkerLost"
+    try:
+        if name == "TimeLimitExceeded":
+            bookkeeping.fail(int(args[0]), "time_limit", bookkeeping.time_limit_message())
+        else:
+            bookkeeping.requeue_or_fail(
+                int(args[0]), TASKS, "The worker running this run stopped unexpectedly. Start the run again."
+            )
+    except Exception:
+        logger.exception("Could not record the failure of run %s", args[0])

@@ -1,6 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from runs.jobs import ConnectorTestView, KeyModelsView, KeyTestView
 from runs.projects import ImportView, ModelDiffView
 from runs.views import ProjectRunsView, RunViewSet
 
@@ -8,6 +9,9 @@ router = SimpleRouter()
 router.register("runs", RunViewSet, basename="run")
 
 urlpatterns = [
+    path("keys/<int:id>/test/", KeyTestView.as_view(), name="llmkey-test"),
+    path("keys/<int:id>/models/", KeyModelsView.as_view(), name="llmkey-models"),
+    path("connectors/<int:id>/test/", ConnectorTestView.as_view(), name="connector-test"),
     path("projects/<int:project_id>/runs/", ProjectRunsView.as_view(), name="project-runs"),
     path("projects/<int:project_id>/diff/", ModelDiffView.as_view(), name="project-diff"),
     path("projects/<int:project_id>/import/", ImportView.as_view(), name="project-import"),

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from parley.parsers import Env
+from common.parsers import Env
 
 
 @pytest.mark.parametrize(

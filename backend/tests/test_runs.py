@@ -92,10 +92,10 @@ def test_a_second_cancel_is_a_no_op():
 
 
 def test_a_worker_failure_signal_marks_the_run_failed():
-    from runs.tasks import ping
+    from runs.tasks import on_task_failure, ping
 
     run = RunFactory(status=S.RUNNING)
-    bookkeeping._on_task_failure(sender=ping, args=(run.pk,), exception=None)
+    on_task_failure(sender=ping, args=(run.pk,), exception=None)
     run.refresh_from_db()
     assert (run.status, run.error_type) == (S.FAILED, "worker_lost")
 

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from django.conf import settings
 from django.db import models
 
-from parley import crypto
+from common import crypto
 
 
 class Connector(models.Model):

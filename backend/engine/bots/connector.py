@@ -1,18 +1,26 @@
-"""The reference bots as an in-process `Connector`, for the connectors' `demo` technology.
+"""The reference bots as an in-process `Connector`: the `demo` technology, reached without any network.
 
-The `demo` technology imports `demo_factory` on first use. A bot crash becomes a
-`ChatbotHTTPError` with status 500, exactly what the same bot served over HTTP would produce.
+`register_demo_technology()` adds `demo` to the connectors' registry; the composition roots (the CLI, the Django
+apps) call it, so the connectors never import the bots. A bot crash becomes a `ChatbotHTTPError` with status 500,
+exactly what the same bot served over HTTP would produce. Tests may install another factory with
+`register_demo_bots(factory)`: `factory(bot)` returns a `Connector` for the named bot or raises
+`ConnectorConfigError` for an unknown name.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import date
+
+from pydantic import Field
 
 from engine.bots.registry import BOTS, StillbornMutant, UnknownMutant, bot_definition, open_bot
 from engine.bots.runtime import BotCrash, BotRuntime
-from engine.connectors.base import BotReply, Button, Connector
+from engine.connectors.base import BotReply, Button, Connector, ConnectorContext
 from engine.connectors.errors import ChatbotHTTPError, ConnectorConfigError
+from engine.connectors.registry import register_technology
+from engine.connectors.technology import Technology, TechnologySettings
 
 
 class BotConnector(Connector):
@@ -71,3 +79,37 @@ def demo_factory(bot: str) -> Connector:
         except (UnknownMutant, StillbornMutant) as exc:
             raise ConnectorConfigError(exc.user_message, field="bot") from None
     return BotConnector(bot_id, mutant=mutant or None)
+
+
+DemoBotFactory = Callable[[str], Connector]
+
+_factory: list[DemoBotFactory] = [demo_factory]
+
+
+def register_demo_bots(factory: DemoBotFactory | None) -> DemoBotFactory:
+    """Install the factory behind `demo` (None restores the reference bots); returns the previous one."""
+    previous = _factory[0]
+    _factory[0] = factory or demo_factory
+    return previous
+
+
+class DemoSettings(TechnologySettings):
+    bot: str = Field(min_length=1, description="Name of the reference chatbot to talk to.")
+
+
+def _create(settings: DemoSettings, context: ConnectorContext) -> Connector:
+    return _factory[0](settings.bot)
+
+
+DEMO = Technology(
+    name="demo",
+    description="Parley's built-in reference chatbots, in process (no network).",
+    settings=DemoSettings,
+    factory=_create,
+    example={"bot": "pizza"},
+)
+
+
+def register_demo_technology() -> None:
+    """Make `demo` a connector technology (idempotent)."""
+    register_technology(DEMO)

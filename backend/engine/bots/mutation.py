@@ -26,14 +26,12 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
 from typing import Any
 
 from engine.bots.definition import (
     PLACEHOLDER,
     BotDefinition,
     DefinitionError,
-    definition_data,
     parse_definition,
 )
 from engine.bots.phrases import STOCK
@@ -382,12 +380,3 @@ def generate_mutants(bot: str, data: Data, operators: tuple[str, ...] = OPERATOR
             definition, reason = load_check(mutated, source=f"{bot} mutant {mutant_id}")
             out.append(Mutant(mutant_id, operator, bot, description, mutated, definition, reason))
     return out
-
-
-@cache
-def mutants_of(bot_id: str) -> tuple[Mutant, ...]:
-    """The mutants of a reference bot (computed once per process)."""
-    from engine.bots.registry import BOTS, definition_text
-
-    data = definition_data(definition_text(bot_id), source=f"definitions/{BOTS[bot_id]}")
-    return tuple(generate_mutants(bot_id, data))

@@ -12,8 +12,9 @@ from datetime import date
 from functools import cache
 from importlib import resources
 
-from engine.bots.definition import BotDefinition, load_definition_text
+from engine.bots.definition import BotDefinition, definition_data, load_definition_text
 from engine.bots.groundtruth import Manifest, build_manifest
+from engine.bots.mutation import Mutant, generate_mutants
 from engine.bots.runtime import BotRuntime
 from engine.errors import ParleyError
 
@@ -60,12 +61,17 @@ def manifest(bot_id: str) -> Manifest:
     return build_manifest(load_bot(bot_id))
 
 
+@cache
+def mutants_of(bot_id: str) -> tuple[Mutant, ...]:
+    """The mutants of a reference bot (computed once per process)."""
+    data = definition_data(definition_text(bot_id), source=f"definitions/{BOTS[bot_id]}")
+    return tuple(generate_mutants(bot_id, data))
+
+
 def bot_definition(bot_id: str, mutant: str | None = None) -> BotDefinition:
     """The bot's definition, or one of its mutants' (UnknownMutant, StillbornMutant otherwise)."""
     if mutant is None:
         return load_bot(bot_id)
-    from engine.bots.mutation import mutants_of
-
     for candidate in mutants_of(bot_id):
         if candidate.id == mutant:
             if candidate.definition is None:

@@ -30,8 +30,7 @@ from typing import Any, Literal, Self
 from engine.bots.coverage import CoverageStore
 from engine.bots.definition import BotDefinition
 from engine.bots.groundtruth import build_manifest
-from engine.bots.mutation import mutants_of
-from engine.bots.registry import UnknownMutant, load_bot
+from engine.bots.registry import UnknownMutant, load_bot, mutants_of
 from engine.bots.runtime import BotRuntime, Reply
 from engine.connectors.testing.server import FakeRequest, FakeResponse, ProtocolHandler, ScriptedReply
 from engine.connectors.testing.taskyto import TaskytoProtocol

@@ -25,11 +25,11 @@ from engine.connectors.registry import (
     ConnectorConfig,
     create_connector,
     get_technology,
+    register_technology,
     technologies,
     technology_names,
     validate_config,
 )
-from engine.connectors.technologies.demo import register_demo_bots
 from engine.connectors.technology import Parameter, Technology
 
 __all__ = [
@@ -54,7 +54,7 @@ __all__ = [
     "get_technology",
     "load_connector_file",
     "parse_connector_yaml",
-    "register_demo_bots",
+    "register_technology",
     "technologies",
     "technology_names",
     "test_connection",

@@ -39,16 +39,27 @@ class ConnectorConfig(BaseModel):
         return {"technology": self.technology, **self.params}
 
 
+_REGISTERED: dict[str, Technology[Any]] = {}
+
+
+def register_technology(technology: Technology[Any]) -> None:
+    """Add a technology defined above this package (the reference bots' `demo`); registering a name again
+    replaces it. The built-in technologies need no registration."""
+    if any(t.name == technology.name for t in ALL):
+        raise ValueError(f"{technology.name!r} is a built-in technology")
+    _REGISTERED[technology.name] = technology
+
+
 def technologies() -> list[Technology[Any]]:
-    return list(ALL)
+    return [*ALL, *_REGISTERED.values()]
 
 
 def technology_names() -> list[str]:
-    return [t.name for t in ALL]
+    return [t.name for t in technologies()]
 
 
 def get_technology(name: str) -> Technology[Any]:
-    for technology in ALL:
+    for technology in technologies():
         if technology.name == name:
             return technology
     raise ConnectorConfigError(

@@ -1,4 +1,5 @@
-"""/api/connectors/: the caller's connectors, their technologies' parameter schemas, validation and testing.
+"""/api/connectors/: the caller's connectors, their technologies' parameter schemas and validation (testing one is a
+short run, started by `runs.jobs`).
 
 Secret parameters (as each technology declares them) are encrypted on save and never returned: responses list
 only which secrets are set. On update, an omitted or empty secret keeps its stored value.
@@ -10,11 +11,12 @@ from typing import Any
 
 from django.db.models import ProtectedError, QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import exceptions, serializers, status, viewsets
+from rest_framework import exceptions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from common.validators import unique_name_per_owner
 from engine.connectors import (
     ConnectorConfig,
     ConnectorConfigError,
@@ -23,15 +25,7 @@ from engine.connectors import (
     validate_config,
 )
 from engine.connectors.files import parse_connector_yaml
-from parley.validators import unique_name_per_owner
-from runs import tasks
-from runs.models import Run
-from runs.serializers import RunSerializer
-from runs.services import create_run
 from workspace.models import Connector
-
-TEST_MESSAGE = "Hello"
-TEST_MESSAGE_MAX = 500
 
 
 def _secret_names(technology: str) -> set[str]:
@@ -137,17 +131,6 @@ class TechnologySerializer(serializers.Serializer[Any]):
     example = serializers.DictField()
 
 
-class ConnectorTestSerializer(serializers.Serializer[Any]):
-    """The optional body of a connection test: what to say to the chatbot."""
-
-    message = serializers.CharField(
-        max_length=TEST_MESSAGE_MAX,
-        required=False,
-        allow_blank=True,
-        help_text=f'What to send (at most {TEST_MESSAGE_MAX} characters); "{TEST_MESSAGE}" when omitted.',
-    )
-
-
 class ConnectorViewSet(viewsets.ModelViewSet[Connector]):
     serializer_class = ConnectorSerializer
 
@@ -230,22 +213,3 @@ class ConnectorViewSet(viewsets.ModelViewSet[Connector]):
             }
             return Response({"valid": False, "technology": None, "problems": [problem]})
         return Response({"valid": True, "technology": config.technology, "problems": []})
-
-    @extend_schema(
-        request=ConnectorTestSerializer,
-        responses={202: RunSerializer},
-        summary="Send one message to the chatbot (a short run)",
-    )
-    @action(detail=True, methods=["post"])
-    def test(self, request: Request, pk: str | None = None) -> Response:
-        connector = self.get_object()
-        body = ConnectorTestSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        message = body.validated_data.get("message") or TEST_MESSAGE
-        run = create_run(
-            request.user,
-            Run.Kind.CONNECTOR_TEST,
-            tasks.connector_test,
-            {"connector_id": connector.pk, "message": message},
-        )
-        return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)

@@ -9,7 +9,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import serializers, viewsets
 
 from accounts.models import LLMKey
-from parley.validators import unique_name_per_owner
+from common.validators import unique_name_per_owner
 from workspace.models import Connector, Project
 from workspace.permissions import PublicReadOwnerWrite, readable_projects
 

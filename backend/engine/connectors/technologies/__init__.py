@@ -2,14 +2,14 @@
 
 To add one: a module here with a `TechnologySettings` subclass (its parameters), a `Connector` subclass,
 the constant, an entry in `ALL`, and a protocol fake in `connectors/testing/` so the registry-wide contract
-test (tests/engine/connectors/test_contract.py) covers it.
+test (tests/engine/connectors/test_contract.py) covers it. Technologies defined above this package (the reference
+bots' `demo`) are added with `registry.register_technology`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.connectors.technologies.demo import DEMO
 from engine.connectors.technologies.http import HTTP
 from engine.connectors.technologies.langgraph import LANGGRAPH
 from engine.connectors.technologies.millionbot import MILLIONBOT
@@ -18,4 +18,4 @@ from engine.connectors.technologies.rasa import RASA
 from engine.connectors.technologies.taskyto import TASKYTO
 from engine.connectors.technology import Technology
 
-ALL: tuple[Technology[Any], ...] = (HTTP, TASKYTO, RASA, MILLIONBOT, LANGGRAPH, OPENAI_CHAT, DEMO)
+ALL: tuple[Technology[Any], ...] = (HTTP, TASKYTO, RASA, MILLIONBOT, LANGGRAPH, OPENAI_CHAT)

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from engine.bots import BotCrash, StillbornMutant, bot_ids, load_bot, open_bot
-from engine.bots.mutation import OPERATORS, generate_mutants, mutants_of
+from engine.bots.mutation import OPERATORS, generate_mutants
+from engine.bots.registry import mutants_of
 from tests.engine.bots.scripts import SCRIPTS, TODAY, run
 
 # Mutants that no conversation can tell from the original, with the reason. None so far: the scripts kill

@@ -7,13 +7,13 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
+from engine.bots.connector import register_demo_bots
 from engine.connectors import (
     BotReply,
     Connector,
     ConnectorConfigError,
     create_connector,
     get_technology,
-    register_demo_bots,
     technologies,
     technology_names,
 )

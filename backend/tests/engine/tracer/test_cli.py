@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from commands import tracer as tracer_command
-from engine.connectors import register_demo_bots
+from engine.bots.connector import register_demo_bots
 from engine.llm.testing.fake_server import running_fake_server
 
 from .conftest import BotConnector, bot_scenario

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from engine.bench import BenchConfig, run_bench
 from engine.bots.definition import definition_data, parse_definition
 from engine.bots.mutation import Mutant
 from engine.bots.registry import BOTS, definition_text
+from engine.evaluation import BenchConfig, run_bench
 
 from .conftest import bench_factory
 
@@ -142,7 +142,7 @@ def test_files_and_roles(bench: tuple[dict[str, Any], Path, list[str]]) -> None:
 
 
 def test_a_cancel_during_tracer_stops_the_bench() -> None:
-    from engine.bench import BenchCancelled
+    from engine.evaluation import BenchCancelled
     from engine.sensei import CancelToken
 
     class CancelOnSecondAsk(CancelToken):

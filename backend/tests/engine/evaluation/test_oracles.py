@@ -6,14 +6,14 @@ from datetime import date
 
 import pytest
 
-from engine.bench import BenchConfig, oracle_rules, select_mutants
-from engine.bench.scoring import error_reason
 from engine.bots import bot_ids, load_bot
 from engine.bots.definition import BotDefinition
-from engine.bots.mutation import mutants_of
+from engine.bots.registry import mutants_of
 from engine.bots.runtime import BotCrash, BotRuntime
 from engine.check import Limits, check
 from engine.conversation import Button, ConversationRecord, Turn
+from engine.evaluation import BenchConfig, oracle_rules, select_mutants
+from engine.evaluation.scoring import error_reason
 
 CONVERSATIONS: dict[str, list[list[str]]] = {
     "pizza": [

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from accounts.models import LLMKey
-from parley import crypto
+from common import crypto
 from workspace.models import Connector
 
 

@@ -30,9 +30,16 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from engine.bench.config import BenchConfig
-from engine.bench.oracles import Oracle, oracle_rules
-from engine.bench.scoring import (
+from engine.bots import coverage_percentages, load_bot, manifest
+from engine.bots.definition import BotDefinition
+from engine.bots.mutation import Mutant
+from engine.bots.registry import mutants_of
+from engine.check import Limits, check
+from engine.conversation import ConversationRecord
+from engine.errors import ParleyError
+from engine.evaluation.config import BenchConfig
+from engine.evaluation.oracles import Oracle, oracle_rules
+from engine.evaluation.scoring import (
     ConversationVerdict,
     MutantOutcome,
     false_alarms,
@@ -41,19 +48,13 @@ from engine.bench.scoring import (
     precision_recall,
     verdicts,
 )
-from engine.bench.target import CoverageLogs, CoveredBot
-from engine.bots import coverage_percentages, load_bot, manifest
-from engine.bots.definition import BotDefinition
-from engine.bots.mutation import Mutant, mutants_of
-from engine.check import Limits, check
-from engine.conversation import ConversationRecord
-from engine.errors import ParleyError
+from engine.evaluation.target import CoverageLogs, CoveredBot
 from engine.llm import LLMClient, UsageLedger
 from engine.sensei import CancelToken, Profile, load_profile, run_profiles
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
 from engine.tracer.reporter import NullReporter, TracerCancelled
 
-logger = logging.getLogger("engine.bench")
+logger = logging.getLogger("engine.evaluation")
 
 LLMFactory = Callable[[str], LLMClient]
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "unpriced_calls")
@@ -160,7 +161,7 @@ def run_bench(
 ) -> BenchResult:
     """Run the bench; writes bench.json, bench.md, rules/, profiles/ and conversations/ when
     `config.output_dir` is set. `extra_mutants` adds caller-made mutants per bot (e.g. an equivalent one)."""
-    from engine.bench.report import render_markdown, write_report
+    from engine.evaluation.report import render_markdown, write_report
 
     reporter = reporter or BenchReporter()
     cancel = cancel or CancelToken()

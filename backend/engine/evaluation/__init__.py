@@ -10,10 +10,17 @@ coverage), `oracles` (rules from the ground truth), `scoring` (kill reasons, sco
     result = run_bench(BenchConfig(bots=("pizza",), output_dir=Path("out")), lambda role: make_client())
 """
 
-from engine.bench.config import BenchConfig
-from engine.bench.oracles import Oracle, oracle_rules
-from engine.bench.run import BenchCancelled, BenchReporter, BenchResult, LLMFactory, run_bench, select_mutants
-from engine.bench.scoring import KILL_REASONS, MutantOutcome
+from engine.evaluation.config import BenchConfig
+from engine.evaluation.oracles import Oracle, oracle_rules
+from engine.evaluation.run import (
+    BenchCancelled,
+    BenchReporter,
+    BenchResult,
+    LLMFactory,
+    run_bench,
+    select_mutants,
+)
+from engine.evaluation.scoring import KILL_REASONS, MutantOutcome
 
 __all__ = [
     "KILL_REASONS",

@@ -1,0 +1,191 @@
+"""Imports point down the layers (README, "Architecture"), and no two modules import each other.
+
+Read from the source with `ast`, so an import inside a function counts as much as one at the top: a lazy import
+hides a cycle or an upward arrow, it does not remove it. Tests and benchmarks may import anything.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+BACKEND = Path(__file__).resolve().parent.parent
+
+# The web layers, top first. A package may import itself and any package below it.
+WEB = ["parley", "runs", "workspace", "accounts", "common", "engine"]
+# The command line stands beside the web layers: it calls the engine, and `parley serve` starts the platform.
+COMMAND_LINE = {"cli", "commands"}
+COMMAND_LINE_MAY_IMPORT = {"engine", "cli", "commands", "parley.localrun"}
+
+# Inside the engine, by rank: a part may import its own modules and any part of a lower rank.
+ENGINE = {
+    "errors": 0,
+    "yamlguard": 1,
+    "yamldata": 1,
+    "egress": 1,
+    "llm": 2,
+    "connectors": 2,
+    "conversation": 3,
+    "bots": 3,
+    "sensei": 4,
+    "check": 4,
+    "tracer": 5,
+    "evaluation": 6,
+}
+
+
+@cache
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in BACKEND.rglob("*.py"):
+        parts = path.relative_to(BACKEND).parts
+        if parts[0] in {".venv", "tests", "benchmarks", "node_modules"} or "migrations" in parts:
+            continue
+        found[".".join(parts).removesuffix(".py").removesuffix(".__init__")] = path
+    return found
+
+
+def _resolve(name: str) -> str | None:
+    """The project module an import names (its nearest enclosing module), or None for a third-party one."""
+    while name and name not in modules():
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+@cache
+def imports() -> dict[str, set[str]]:
+    """module -> the project modules it imports (`from package import name` counts as `package.name` when that
+    is a module, else as `package`)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in modules().items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(filter(None, (_resolve(alias.name) for alias in node.names)))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join([*package[: len(package) - node.level + 1], *filter(None, [node.module])])
+                for alias in node.names:
+                    target = _resolve(f"{base}.{alias.name}") or _resolve(base)
+                    if target:
+                        targets.add(target)
+        targets.discard(name)
+        graph[name] = targets
+    return graph
+
+
+def _web_layer(module: str) -> str:
+    top = module.split(".")[0]
+    return "parley" if top == "manage" else top  # manage.py is the Django project's own entry point
+
+
+def _engine_part(module: str) -> str:
+    return module.split(".")[1]
+
+
+def test_the_graph_sees_every_layer():
+    # A guard against a test that passes because it read nothing.
+    layers = {_web_layer(m) for m in modules()}
+    assert set(WEB) | COMMAND_LINE <= layers
+    assert {_engine_part(m) for m in modules() if m.startswith("engine.")} == set(ENGINE)
+    assert sum(len(targets) for targets in imports().values()) > 500
+
+
+def test_web_layers_import_only_downwards():
+    upward = []
+    for module, targets in imports().items():
+        layer = _web_layer(module)
+        if layer in COMMAND_LINE:
+            allowed = COMMAND_LINE_MAY_IMPORT
+            upward += [
+                f"{module} -> {t}"
+                for t in targets
+                if not any(t == a or t.startswith(f"{a}.") for a in allowed)
+            ]
+            continue
+        rank = WEB.index(layer)
+        upward += [
+            f"{module} -> {t}"
+            for t in targets
+            if _web_layer(t) in COMMAND_LINE or WEB.index(_web_layer(t)) < rank
+        ]
+    assert upward == []
+
+
+def test_engine_parts_import_only_downwards():
+    upward = []
+    for module, targets in imports().items():
+        if not module.startswith("engine."):
+            continue
+        part = _engine_part(module)
+        for target in targets:
+            if target == "engine":
+                upward.append(f"{module} -> engine")
+                continue
+            other = _engine_part(target)
+            if other != part and ENGINE[other] >= ENGINE[part]:
+                upward.append(f"{module} -> {target}")
+    assert upward == []
+
+
+def test_no_import_cycles():
+    graph = imports()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    assert cycles == []
+
+
+def test_the_layering_check_catches_an_upward_import(tmp_path, monkeypatch):
+    """The check is only worth having if it fails: plant `accounts -> runs` and an engine cycle and see both."""
+    planted = {
+        "accounts.planted": "from runs.models import Run\n",
+        "engine.connectors.planted": "from engine.bots import registry\n",
+    }
+    real = dict(modules())
+    fake = dict(real)
+    for name, source in planted.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(source)
+        fake[name] = path
+    monkeypatch.setattr("tests.test_layers.modules", lambda: fake)
+    imports.cache_clear()
+    try:
+        graph = imports()
+        assert "runs.models" in graph["accounts.planted"]
+        assert "engine.bots.registry" in graph["engine.connectors.planted"]
+        for check in (test_web_layers_import_only_downwards, test_engine_parts_import_only_downwards):
+            try:
+                check()
+            except AssertionError:
+                continue
+            raise AssertionError(f"{check.__name__} accepted a planted upward import")
+    finally:
+        imports.cache_clear()
