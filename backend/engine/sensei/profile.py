@@ -1,6 +1,6 @@
 """The canonical profile: one pydantic model for every dialect a user may write (v1, v2, TRACER, the paper).
 
-`dialects.py` turns any accepted spelling into this model; everything downstream (validator, planner,
+`dialects` turns any accepted spelling into this model; everything downstream (validator, planner,
 simulator, the platform's editor) works on it only. The model is deliberately explicit: a selector is a
 `Selector` with a kind and its argument, a generator says which kind it is, a goal style names its mode, so
 no later stage re-parses strings such as "forward(size)" or "combinations(0.5)".
