@@ -30,6 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         ["sensei_throughput.py", *(["--per-worker", "1", "--latency", "0.1"] if args.quick else [])],
         ["tracer_calls.py", "--json", *tracer],
         ["check_rules.py", *(["--conversations", "200"] if args.quick else [])],
+        ["language_accuracy.py"],
         ["worker_overhead.py", *(["--runs", "3", "--warmup", "1"] if args.quick else [])],
         ["memory.py"],
         ["api_latency.py", "--stack"],
