@@ -30,7 +30,7 @@ from engine.check.judge import Judge
 from engine.check.namespace import ConversationView, GlobalNames, SingleNames, TupleNames
 from engine.check.report import DEFAULT_MAX_LISTED, CheckResult, Outcome, RuleReport
 from engine.check.rules import CompiledRule
-from engine.check.sandbox import _COMPARE, Interpreter, Names, Program, SandboxLimits, Scope
+from engine.check.sandbox import COMPARE, Interpreter, Names, Program, SandboxLimits, Scope
 
 MAX_COMBINATIONS = 10_000
 MAX_REASON_CHARS = 2_000
@@ -272,7 +272,7 @@ def _explain(
         left = interpreter.visit(node.left, scope)
         right = interpreter.visit(node.comparators[0], scope)
         try:
-            holds = _COMPARE[type(node.ops[0])](left, right)
+            holds = COMPARE[type(node.ops[0])](left, right)
         except SandboxError:
             raise
         except (TypeError, ValueError) as exc:

@@ -185,7 +185,7 @@ def test_repeated_answers_rejects_unknown_methods():
         ("你好，你想点什么披萨？", "zh"),  # noqa: RUF001
         ("こんにちは、ピザを注文しますか？", "ja"),  # noqa: RUF001
         ("Здравствуйте, какую пиццу вы хотите?", "ru"),
-        ("12345 !!!", "und"),
+        ("12345 !!!", "OTHER"),
     ],
 )
 def test_offline_language_detection(text, code):
@@ -196,6 +196,7 @@ def test_language_returns_the_reference_codes():
     assert value("language(['Hola, ¿qué tal estás hoy?', 'Quiero una pizza por favor'])", PIZZA) == "ESP"
     assert value("language('Hallo, welke pizza wilt u vandaag bestellen?')", PIZZA) == "OTHER"
     assert value("language_code('Hallo, welke pizza wilt u vandaag bestellen?')", PIZZA) == "nl"
+    assert value("language('12345 !!!')", PIZZA) == value("language_code('12345 !!!')", PIZZA) == "OTHER"
 
 
 def test_global_functions_outside_global_rules_are_errors():
