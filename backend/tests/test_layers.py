@@ -1,4 +1,5 @@
-"""Imports point down the layers (README, "Architecture"), and no two modules import each other.
+"""Imports point down the layers (README, "Architecture"), no two modules import each other, and no module is
+longer than one sitting.
 
 Read from the source with `ast`, so an import inside a function counts as much as one at the top: a lazy import
 hides a cycle or an upward arrow, it does not remove it. Tests and benchmarks may import anything.
@@ -189,3 +190,14 @@ def test_the_layering_check_catches_an_upward_import(tmp_path, monkeypatch):
             raise AssertionError(f"{check.__name__} accepted a planted upward import")
     finally:
         imports.cache_clear()
+
+
+def test_no_module_is_longer_than_one_sitting():
+    """A newcomer reads a module in one sitting: none past 700 lines (tests and benchmarks included)."""
+    long = {
+        str(path.relative_to(BACKEND)): lines
+        for path in BACKEND.rglob("*.py")
+        if not {".venv", "migrations", "node_modules"} & set(path.relative_to(BACKEND).parts)
+        and (lines := len(path.read_text(encoding="utf-8").splitlines())) > 700
+    }
+    assert long == {}
