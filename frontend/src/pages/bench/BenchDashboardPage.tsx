@@ -1,34 +1,30 @@
 /** The bench dashboard: every evaluation bench run, and "Start a bench" on a project pointing at a built-in bot. */
-import { Button, Stack } from "@mantine/core";
-import { useDocumentTitle } from "@mantine/hooks";
+import { Button } from "@mantine/core";
 import { useState } from "react";
 import { useNavigate } from "react-router";
-import { useAllProjects } from "../../api/projects";
-import { PageHeader } from "../../components/PageHeader";
+import { ListPage } from "../../components/ListPage";
 import { EmptyState } from "../../components/StateViews";
 import { dashboardPaths } from "../dashboards/dashboard-paths";
 import { RunsTable } from "../dashboards/RunsTable";
 import { StartBenchDialog } from "./StartBenchDialog";
 
 export function BenchDashboardPage() {
-  useDocumentTitle("Bench · Parley");
   const navigate = useNavigate();
-  const projects = useAllProjects();
   const [starting, setStarting] = useState(false);
   const open = () => {
     setStarting(true);
   };
   return (
-    <Stack gap="md">
-      <PageHeader
-        title="Evaluation bench"
-        description="How well Parley finds faults: TRACER and SENSEI on a built-in reference bot and on mutants of it with known faults — coverage, mutation score, false alarms and cost."
-        actions={<Button onClick={open}>Start a bench</Button>}
-      />
+    <ListPage
+      wide
+      title="Evaluation bench"
+      documentTitle="Bench"
+      description="How well Parley finds faults: TRACER and SENSEI on a built-in reference bot and on mutants of it with known faults — coverage, mutation score, false alarms and cost."
+      actions={<Button onClick={open}>Start a bench</Button>}
+    >
       <RunsTable
         kind="bench"
         mode="owner"
-        projects={(projects.data ?? []).map((p) => ({ value: String(p.id), label: p.name }))}
         empty={
           <EmptyState
             title="No bench run yet"
@@ -53,6 +49,6 @@ export function BenchDashboardPage() {
           void navigate(dashboardPaths.benchRun(run.id));
         }}
       />
-    </Stack>
+    </ListPage>
   );
 }

@@ -3,19 +3,7 @@
  * mutants to draw, concurrency and seed. The server's field messages show under the fields; its `kind` message
  * (the project cannot run a bench: not a built-in bot, no LLM key or model) shows under the project.
  */
-import {
-  Alert,
-  Anchor,
-  Button,
-  Group,
-  Modal,
-  MultiSelect,
-  NumberInput,
-  Select,
-  SimpleGrid,
-  Stack,
-  Text,
-} from "@mantine/core";
+import { Alert, Anchor, Group, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Text } from "@mantine/core";
 import { isInRange, isNotEmpty, useForm } from "@mantine/form";
 import { Link } from "react-router";
 import { useAllConnectors } from "../../api/connectors";
@@ -23,7 +11,7 @@ import { ApiError, splitFieldErrors } from "../../api/errors";
 import { useAllProjects } from "../../api/projects";
 import type { Run } from "../../api/runs";
 import { BENCH_LIMITS, BENCH_OPERATORS, benchBotOf, type MutationOperator, useStartBench } from "../../api/runs-bench";
-import { ServerErrorAlert } from "../../components/ServerErrorAlert";
+import { StartRunDialog, StartRunForm } from "../../components/StartRunDialog";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
 
@@ -94,15 +82,12 @@ function useProjectChoices() {
   };
 }
 
-function BenchForm({
-  choices,
-  onClose,
-  onStarted,
-}: {
-  choices: ProjectChoice[];
+interface DialogCallbacks {
   onClose: () => void;
   onStarted: (run: Run) => void;
-}) {
+}
+
+function BenchForm({ choices, onClose, onStarted }: DialogCallbacks & { choices: ProjectChoice[] }) {
   const start = useStartBench();
   const eligible = choices.filter((choice) => choice.disabled !== true);
   const form = useForm<BenchFormValues>({
@@ -157,126 +142,124 @@ function BenchForm({
   });
 
   return (
-    <form noValidate aria-label="Start a bench" onSubmit={handleSubmit}>
-      <Stack gap="sm">
-        <Text size="sm">
-          The bench measures how well Parley finds faults. TRACER explores a built-in reference bot whose ground truth
-          is known, SENSEI plays TRACER&apos;s profiles against the original bot (false alarms) and against mutants with
-          one fault each, and generated rules check every conversation. A mutant nobody notices is a gap in the tests.
+    <StartRunForm
+      label="Start a bench"
+      start={start}
+      errorTitle="Could not start the bench"
+      formFields={SERVER_FIELDS}
+      submitLabel="Start the bench"
+      canSubmit={eligible.length > 0}
+      onSubmit={handleSubmit}
+      onCancel={onClose}
+    >
+      <Text size="sm">
+        The bench measures how well Parley finds faults. TRACER explores a built-in reference bot whose ground truth is
+        known, SENSEI plays TRACER&apos;s profiles against the original bot (false alarms) and against mutants with one
+        fault each, and generated rules check every conversation. A mutant nobody notices is a gap in the tests.
+      </Text>
+      {eligible.length === 0 && (
+        <Alert color="yellow" title="No project on a built-in bot">
+          <Stack gap={4}>
+            <Text size="sm">
+              The bench needs a project with an LLM key whose connector has the technology demo and one of the reference
+              bots (an original, not a mutant): its ground truth is what the figures are measured against.
+            </Text>
+            <Group gap="md">
+              <Anchor component={Link} to={paths.newConnector} size="sm">
+                Create a demo connector
+              </Anchor>
+              <Anchor component={Link} to={paths.newProject} size="sm">
+                Create a project
+              </Anchor>
+            </Group>
+          </Stack>
+        </Alert>
+      )}
+      <Select
+        label="Project"
+        description="Only projects whose connector is a built-in reference bot (technology demo) can run the bench."
+        placeholder={eligible.length === 0 ? "No project on a built-in bot" : "Choose a project"}
+        data={choices}
+        required
+        searchable
+        {...form.getInputProps("project")}
+        data-autofocus
+      />
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+        <NumberInput
+          label="TRACER sessions"
+          description={`${String(BENCH_LIMITS.sessions.min)}–${String(BENCH_LIMITS.sessions.max)}`}
+          min={BENCH_LIMITS.sessions.min}
+          max={BENCH_LIMITS.sessions.max}
+          allowDecimal={false}
+          {...form.getInputProps("sessions")}
+        />
+        <NumberInput
+          label="Turns per session"
+          description={`${String(BENCH_LIMITS.turns.min)}–${String(BENCH_LIMITS.turns.max)}`}
+          min={BENCH_LIMITS.turns.min}
+          max={BENCH_LIMITS.turns.max}
+          allowDecimal={false}
+          {...form.getInputProps("turns")}
+        />
+        <NumberInput
+          label="Repeats on the original"
+          description="SENSEI runs on the unmutated bot, for the false-alarm rate."
+          min={BENCH_LIMITS.repeats.min}
+          max={BENCH_LIMITS.repeats.max}
+          allowDecimal={false}
+          {...form.getInputProps("repeats")}
+        />
+        <NumberInput
+          label="Mutants per operator"
+          description="Drawn at random (seeded); 0 runs no mutant."
+          min={BENCH_LIMITS.mutantsPerOperator.min}
+          max={BENCH_LIMITS.mutantsPerOperator.max}
+          allowDecimal={false}
+          {...form.getInputProps("mutants_per_operator")}
+        />
+      </SimpleGrid>
+      <MultiSelect
+        label="Mutation operators"
+        description="Leave empty for all of them."
+        placeholder={form.values.operators.length === 0 ? "All operators" : undefined}
+        data={[...BENCH_OPERATORS]}
+        searchable
+        clearable
+        {...form.getInputProps("operators")}
+      />
+      <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+        <NumberInput
+          label="Parallel conversations"
+          description={`${String(BENCH_LIMITS.concurrency.min)}–${String(BENCH_LIMITS.concurrency.max)}`}
+          min={BENCH_LIMITS.concurrency.min}
+          max={BENCH_LIMITS.concurrency.max}
+          allowDecimal={false}
+          {...form.getInputProps("concurrency")}
+        />
+        <NumberInput
+          label="Seed"
+          description="Optional: the same seed draws the same mutants."
+          min={0}
+          allowDecimal={false}
+          allowNegative={false}
+          {...form.getInputProps("seed")}
+        />
+      </SimpleGrid>
+      {runs && (
+        <Text size="sm" c="dimmed">
+          {[
+            `Up to ${String(runs.original + runs.mutants)} SENSEI runs of TRACER's profiles after one exploration:`,
+            `${String(runs.original)} on the original and at most ${String(runs.mutants)} on mutants`,
+            "(fewer where an operator has fewer). Every run costs LLM calls.",
+          ].join(" ")}
         </Text>
-        {eligible.length === 0 && (
-          <Alert color="yellow" title="No project on a built-in bot">
-            <Stack gap={4}>
-              <Text size="sm">
-                The bench needs a project with an LLM key whose connector has the technology demo and one of the
-                reference bots (an original, not a mutant): its ground truth is what the figures are measured against.
-              </Text>
-              <Group gap="md">
-                <Anchor component={Link} to={paths.newConnector} size="sm">
-                  Create a demo connector
-                </Anchor>
-                <Anchor component={Link} to={paths.newProject} size="sm">
-                  Create a project
-                </Anchor>
-              </Group>
-            </Stack>
-          </Alert>
-        )}
-        <ServerErrorAlert error={start.error} title="Could not start the bench" formFields={SERVER_FIELDS} />
-        <Select
-          label="Project"
-          description="Only projects whose connector is a built-in reference bot (technology demo) can run the bench."
-          placeholder={eligible.length === 0 ? "No project on a built-in bot" : "Choose a project"}
-          data={choices}
-          required
-          searchable
-          {...form.getInputProps("project")}
-          data-autofocus
-        />
-        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-          <NumberInput
-            label="TRACER sessions"
-            description={`${String(BENCH_LIMITS.sessions.min)}–${String(BENCH_LIMITS.sessions.max)}`}
-            min={BENCH_LIMITS.sessions.min}
-            max={BENCH_LIMITS.sessions.max}
-            allowDecimal={false}
-            {...form.getInputProps("sessions")}
-          />
-          <NumberInput
-            label="Turns per session"
-            description={`${String(BENCH_LIMITS.turns.min)}–${String(BENCH_LIMITS.turns.max)}`}
-            min={BENCH_LIMITS.turns.min}
-            max={BENCH_LIMITS.turns.max}
-            allowDecimal={false}
-            {...form.getInputProps("turns")}
-          />
-          <NumberInput
-            label="Repeats on the original"
-            description="SENSEI runs on the unmutated bot, for the false-alarm rate."
-            min={BENCH_LIMITS.repeats.min}
-            max={BENCH_LIMITS.repeats.max}
-            allowDecimal={false}
-            {...form.getInputProps("repeats")}
-          />
-          <NumberInput
-            label="Mutants per operator"
-            description="Drawn at random (seeded); 0 runs no mutant."
-            min={BENCH_LIMITS.mutantsPerOperator.min}
-            max={BENCH_LIMITS.mutantsPerOperator.max}
-            allowDecimal={false}
-            {...form.getInputProps("mutants_per_operator")}
-          />
-        </SimpleGrid>
-        <MultiSelect
-          label="Mutation operators"
-          description="Leave empty for all of them."
-          placeholder={form.values.operators.length === 0 ? "All operators" : undefined}
-          data={[...BENCH_OPERATORS]}
-          searchable
-          clearable
-          {...form.getInputProps("operators")}
-        />
-        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-          <NumberInput
-            label="Parallel conversations"
-            description={`${String(BENCH_LIMITS.concurrency.min)}–${String(BENCH_LIMITS.concurrency.max)}`}
-            min={BENCH_LIMITS.concurrency.min}
-            max={BENCH_LIMITS.concurrency.max}
-            allowDecimal={false}
-            {...form.getInputProps("concurrency")}
-          />
-          <NumberInput
-            label="Seed"
-            description="Optional: the same seed draws the same mutants."
-            min={0}
-            allowDecimal={false}
-            allowNegative={false}
-            {...form.getInputProps("seed")}
-          />
-        </SimpleGrid>
-        {runs && (
-          <Text size="sm" c="dimmed">
-            {[
-              `Up to ${String(runs.original + runs.mutants)} SENSEI runs of TRACER's profiles after one exploration:`,
-              `${String(runs.original)} on the original and at most ${String(runs.mutants)} on mutants`,
-              "(fewer where an operator has fewer). Every run costs LLM calls.",
-            ].join(" ")}
-          </Text>
-        )}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={start.isPending} disabled={eligible.length === 0}>
-            Start the bench
-          </Button>
-        </Group>
-      </Stack>
-    </form>
+      )}
+    </StartRunForm>
   );
 }
 
-function BenchDialogBody({ onClose, onStarted }: { onClose: () => void; onStarted: (run: Run) => void }) {
+function BenchDialogBody({ onClose, onStarted }: DialogCallbacks) {
   const projects = useProjectChoices();
   if (projects.isPending) return <LoadingState label="Loading your projects" />;
   if (projects.error) {
@@ -285,18 +268,10 @@ function BenchDialogBody({ onClose, onStarted }: { onClose: () => void; onStarte
   return <BenchForm choices={projects.choices} onClose={onClose} onStarted={onStarted} />;
 }
 
-export function StartBenchDialog({
-  opened,
-  onClose,
-  onStarted,
-}: {
-  opened: boolean;
-  onClose: () => void;
-  onStarted: (run: Run) => void;
-}) {
+export function StartBenchDialog({ opened, onClose, onStarted }: DialogCallbacks & { opened: boolean }) {
   return (
-    <Modal opened={opened} onClose={onClose} title="Start a bench" size="lg">
+    <StartRunDialog title="Start a bench" opened={opened} onClose={onClose} size="lg">
       <BenchDialogBody onClose={onClose} onStarted={onStarted} />
-    </Modal>
+    </StartRunDialog>
   );
 }

@@ -1,11 +1,10 @@
-import { Badge, Button, Modal, Stack, Table, Text } from "@mantine/core";
-import { useDocumentTitle } from "@mantine/hooks";
+import { Badge, Button, Modal, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
 import { type Connector, useConnectorsPage, useDeleteConnector } from "../../api/connectors";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
-import { PageHeader } from "../../components/PageHeader";
-import { DeleteButton, ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
+import { ListPage } from "../../components/ListPage";
+import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
 import { EmptyState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
 import { ConnectionTester } from "./ConnectionTester";
@@ -17,7 +16,6 @@ function summary(connector: Connector): string {
 }
 
 export function ConnectorsPage() {
-  useDocumentTitle("Connectors · Parley");
   const [page, setPage] = useState(1);
   const connectors = useConnectorsPage(page);
   const deletion = useDeleteConfirmation(useDeleteConnector(), (connector: Connector) => connector.id);
@@ -30,12 +28,11 @@ export function ConnectorsPage() {
   );
 
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Connectors"
-        description="How Parley reaches each chatbot under test. Secret settings are stored encrypted and never shown again."
-        actions={connectors.data && connectors.data.count > 0 ? newButton : undefined}
-      />
+    <ListPage
+      title="Connectors"
+      description="How Parley reaches each chatbot under test. Secret settings are stored encrypted and never shown again."
+      actions={connectors.data && connectors.data.count > 0 ? newButton : undefined}
+    >
       <ResourceTable
         query={connectors}
         plural="connectors"
@@ -72,6 +69,7 @@ export function ConnectorsPage() {
             </Table.Td>
           </>
         )}
+        deleteRow={{ name: (connector) => connector.name, ask: deletion.ask }}
         actions={(connector) => (
           <>
             <Button
@@ -93,12 +91,6 @@ export function ConnectorsPage() {
             >
               Edit
             </Button>
-            <DeleteButton
-              name={connector.name}
-              onClick={() => {
-                deletion.ask(connector);
-              }}
-            />
           </>
         )}
         page={page}
@@ -123,6 +115,6 @@ export function ConnectorsPage() {
           ? `It is used by ${deletion.target.projects.join(", ")}; change or delete those projects first.`
           : "Its settings and stored secrets are removed. This cannot be undone."}
       </ConfirmDialog>
-    </Stack>
+    </ListPage>
   );
 }

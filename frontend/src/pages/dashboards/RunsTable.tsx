@@ -3,23 +3,12 @@
  * re-read while a row is still running. Filters: project (unless fixed), status, project name search and a creation
  * date range.
  */
-import {
-  Anchor,
-  Group,
-  Pagination,
-  Select,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  UnstyledButton,
-  VisuallyHidden,
-} from "@mantine/core";
+import { Anchor, Group, Select, Stack, Table, Text, TextInput, UnstyledButton, VisuallyHidden } from "@mantine/core";
 import { useDebouncedValue } from "@mantine/hooks";
 import type { ReactNode } from "react";
 import { useState } from "react";
 import { Link } from "react-router";
-import { pageCount } from "../../api/pagination";
+import { useAllProjects } from "../../api/projects";
 import { readBenchSummary } from "../../api/runs-bench";
 import type { Run, RunStatus } from "../../api/runs";
 import {
@@ -30,7 +19,8 @@ import {
   type RunOrdering,
   useRunsPage,
 } from "../../api/runs-dashboard";
-import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { ResourceTable } from "../../components/ResourceTable";
+import { EmptyState } from "../../components/StateViews";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCost, formatCount, formatDate, formatPercent, formatPoints, formatSeconds } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
@@ -188,18 +178,34 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
   ];
 }
 
+/** The filter by project, over the user's projects (none while there is none). */
+function ProjectFilter({ value, onChange }: { value: string | null; onChange: (value: string | null) => void }) {
+  const projects = useAllProjects();
+  if (!projects.data?.length) return null;
+  return (
+    <Select
+      label="Project"
+      placeholder="All projects"
+      data={projects.data.map((p) => ({ value: String(p.id), label: p.name }))}
+      value={value}
+      onChange={onChange}
+      clearable
+      searchable
+      w={220}
+    />
+  );
+}
+
 interface RunsTableProps {
   kind: DashboardKind;
   mode: DashboardMode;
-  /** Only this project's runs (the filter is then not shown). */
+  /** Only this project's runs (the filters by project are then not shown). */
   projectId?: number;
-  /** Projects to filter by (owner mode). */
-  projects?: { value: string; label: string }[];
   /** Shown when there is no run at all. */
   empty?: ReactNode;
 }
 
-export function RunsTable({ kind, mode, projectId, projects = [], empty }: RunsTableProps) {
+export function RunsTable({ kind, mode, projectId, empty = <EmptyState title="No runs yet" /> }: RunsTableProps) {
   const [page, setPage] = useState(1);
   const [project, setProject] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
@@ -233,18 +239,7 @@ export function RunsTable({ kind, mode, projectId, projects = [], empty }: RunsT
   return (
     <Stack gap="sm">
       <Group gap="sm" align="flex-end" wrap="wrap">
-        {projectId === undefined && projects.length > 0 && (
-          <Select
-            label="Project"
-            placeholder="All projects"
-            data={projects}
-            value={project}
-            onChange={reset(setProject)}
-            clearable
-            searchable
-            w={220}
-          />
-        )}
+        {projectId === undefined && mode === "owner" && <ProjectFilter value={project} onChange={reset(setProject)} />}
         <Select
           label="Status"
           placeholder="Any status"
@@ -284,61 +279,32 @@ export function RunsTable({ kind, mode, projectId, projects = [], empty }: RunsT
           w={160}
         />
       </Group>
-
-      {runs.isPending && <LoadingState label="Loading runs" />}
-      {runs.isError && (
-        <ErrorState error={runs.error} title="Could not load the runs" onRetry={() => void runs.refetch()} />
-      )}
-      {runs.data?.count === 0 && !filtered && (empty ?? <EmptyState title="No runs yet" />)}
-      {runs.data && (runs.data.count > 0 || filtered) && (
-        <>
-          <Table.ScrollContainer minWidth={900}>
-            <Table highlightOnHover withTableBorder aria-label={RUNS_TABLE_LABEL[kind]} aria-busy={runs.isFetching}>
-              <Table.Thead>
-                <Table.Tr>
-                  {columns.map((column) =>
-                    column.sort ? (
-                      <SortHeader
-                        key={column.label}
-                        field={column.sort}
-                        label={column.label}
-                        ordering={ordering}
-                        onSort={reset(setOrdering)}
-                      />
-                    ) : (
-                      <Table.Th key={column.label}>{column.label}</Table.Th>
-                    ),
-                  )}
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {runs.data.results.length === 0 && (
-                  <Table.Tr>
-                    <Table.Td colSpan={columns.length}>
-                      <Text size="sm" c="dimmed">
-                        No run matches these filters.
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                )}
-                {runs.data.results.map((run) => (
-                  <Table.Tr key={run.id}>
-                    {columns.map((column) => (
-                      <Table.Td key={column.label}>{column.cell(run)}</Table.Td>
-                    ))}
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-          <Group justify="space-between">
-            <Text size="sm" c="dimmed">{`${String(runs.data.count)} runs`}</Text>
-            {runs.data.count > runs.data.results.length && (
-              <Pagination total={pageCount(runs.data.count)} value={page} onChange={setPage} />
-            )}
-          </Group>
-        </>
-      )}
+      <ResourceTable
+        query={runs}
+        plural="runs"
+        errorTitle="Could not load the runs"
+        empty={filtered ? undefined : empty}
+        noRows="No run matches these filters."
+        label={RUNS_TABLE_LABEL[kind]}
+        columns={columns.map((column) =>
+          column.sort ? (
+            <SortHeader
+              key={column.label}
+              field={column.sort}
+              label={column.label}
+              ordering={ordering}
+              onSort={reset(setOrdering)}
+            />
+          ) : (
+            column.label
+          ),
+        )}
+        minWidth={900}
+        cells={(run) => columns.map((column) => <Table.Td key={column.label}>{column.cell(run)}</Table.Td>)}
+        page={page}
+        onPageChange={setPage}
+        footer={runs.data && <Text size="sm" c="dimmed">{`${String(runs.data.count)} runs`}</Text>}
+      />
     </Stack>
   );
 }

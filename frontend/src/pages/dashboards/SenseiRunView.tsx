@@ -9,7 +9,6 @@ import {
   Group,
   Menu,
   Modal,
-  Pagination,
   Paper,
   Select,
   SimpleGrid,
@@ -31,7 +30,6 @@ import {
   useConversation,
   useConversationsPage,
 } from "../../api/conversations";
-import { pageCount } from "../../api/pagination";
 import { isRunActive, type Run } from "../../api/runs";
 import {
   dashboardKeys,
@@ -42,6 +40,7 @@ import {
   useRunStats,
 } from "../../api/runs-dashboard";
 import { CostPerProfileChart, ErrorsByTypeChart, ResponseTimeChart } from "../../components/charts/RunCharts";
+import { ResourceTable } from "../../components/ResourceTable";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { Transcript } from "../../components/transcript/Transcript";
@@ -231,82 +230,64 @@ function ConversationsSection({
           mb={8}
         />
       </Group>
-      {rows.isPending && <LoadingState label="Loading the conversations" />}
-      {rows.isError && <ErrorState error={rows.error} title="Could not load the conversations" />}
-      {rows.data && (
-        <>
-          <Table withTableBorder highlightOnHover aria-label="Conversations">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Profile</Table.Th>
-                <Table.Th>#</Table.Th>
-                <Table.Th>Turns</Table.Th>
-                <Table.Th>Errors</Table.Th>
-                <Table.Th>Duration</Table.Th>
-                <Table.Th>Cost</Table.Th>
-                <Table.Th>
-                  <VisuallyHidden>Open</VisuallyHidden>
-                </Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.data.results.length === 0 && (
-                <Table.Tr>
-                  <Table.Td colSpan={7}>
-                    <Text size="sm" c="dimmed">
-                      No conversation matches.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              )}
-              {rows.data.results.map((row) => (
-                <Table.Tr key={row.id}>
-                  <Table.Td>{row.profile}</Table.Td>
-                  <Table.Td>{row.index + 1}</Table.Td>
-                  <Table.Td>{row.turns}</Table.Td>
-                  <Table.Td>
-                    <Group gap={4}>
-                      {readErrorCodes(row.error_codes).length === 0 ? (
-                        <Badge color="teal" variant="light">
-                          ok
-                        </Badge>
-                      ) : (
-                        readErrorCodes(row.error_codes).map((code) => (
-                          <Badge key={code} color="red" variant="light" title={errorName(code)}>
-                            {code}
-                          </Badge>
-                        ))
-                      )}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>{formatSeconds(row.duration_s)}</Table.Td>
-                  <Table.Td>{formatCost(row.cost_usd)}</Table.Td>
-                  <Table.Td>
-                    <Button
-                      size="compact-xs"
-                      variant="light"
-                      aria-label={`Read conversation ${String(row.index + 1)} of ${row.profile}`}
-                      onClick={() => {
-                        setOpen(row.id);
-                      }}
-                    >
-                      Read
-                    </Button>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-          {rows.data.count > rows.data.results.length && (
-            <Pagination
-              total={pageCount(rows.data.count)}
-              value={page}
-              onChange={setPage}
-              getControlProps={(control) => ({ "aria-label": `${control} page` })}
-            />
-          )}
-        </>
-      )}
+      <ResourceTable
+        query={rows}
+        plural="conversations"
+        loadingLabel="Loading the conversations"
+        errorTitle="Could not load the conversations"
+        noRows="No conversation matches."
+        label="Conversations"
+        columns={[
+          "Profile",
+          "#",
+          "Turns",
+          "Errors",
+          "Duration",
+          "Cost",
+          <Table.Th key="open">
+            <VisuallyHidden>Open</VisuallyHidden>
+          </Table.Th>,
+        ]}
+        minWidth={720}
+        cells={(row) => (
+          <>
+            <Table.Td>{row.profile}</Table.Td>
+            <Table.Td>{row.index + 1}</Table.Td>
+            <Table.Td>{row.turns}</Table.Td>
+            <Table.Td>
+              <Group gap={4}>
+                {readErrorCodes(row.error_codes).length === 0 ? (
+                  <Badge color="teal" variant="light">
+                    ok
+                  </Badge>
+                ) : (
+                  readErrorCodes(row.error_codes).map((code) => (
+                    <Badge key={code} color="red" variant="light" title={errorName(code)}>
+                      {code}
+                    </Badge>
+                  ))
+                )}
+              </Group>
+            </Table.Td>
+            <Table.Td>{formatSeconds(row.duration_s)}</Table.Td>
+            <Table.Td>{formatCost(row.cost_usd)}</Table.Td>
+            <Table.Td>
+              <Button
+                size="compact-xs"
+                variant="light"
+                aria-label={`Read conversation ${String(row.index + 1)} of ${row.profile}`}
+                onClick={() => {
+                  setOpen(row.id);
+                }}
+              >
+                Read
+              </Button>
+            </Table.Td>
+          </>
+        )}
+        page={page}
+        onPageChange={setPage}
+      />
       <ConversationModal
         runId={run.id}
         conversationId={open}

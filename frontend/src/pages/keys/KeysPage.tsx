@@ -1,5 +1,4 @@
 import { Badge, Button, Group, Loader, Stack, Table, Text, Tooltip } from "@mantine/core";
-import { useDocumentTitle } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
@@ -7,8 +6,8 @@ import { ApiError } from "../../api/errors";
 import { keyKeys, type LLMKey, useDeleteKey, useKeysPage, useTestKey } from "../../api/keys";
 import { readCheckOutcome } from "../../api/run-results";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
-import { PageHeader } from "../../components/PageHeader";
-import { DeleteButton, ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
+import { ListPage } from "../../components/ListPage";
+import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
 import { EmptyState } from "../../components/StateViews";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { AddKeyModal } from "./AddKeyModal";
@@ -93,7 +92,6 @@ function TestKeyButton({ llmKey }: { llmKey: LLMKey }) {
 }
 
 export function KeysPage() {
-  useDocumentTitle("LLM keys · Parley");
   const [page, setPage] = useState(1);
   const keys = useKeysPage(page);
   const deletion = useDeleteConfirmation(useDeleteKey(), (llmKey: LLMKey) => llmKey.id);
@@ -111,12 +109,11 @@ export function KeysPage() {
   );
 
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="LLM keys"
-        description="Keys are stored encrypted and used only by background runs; the API never returns them."
-        actions={keys.data && keys.data.count > 0 ? addButton : undefined}
-      />
+    <ListPage
+      title="LLM keys"
+      description="Keys are stored encrypted and used only by background runs; the API never returns them."
+      actions={keys.data && keys.data.count > 0 ? addButton : undefined}
+    >
       <ResourceTable
         query={keys}
         plural="keys"
@@ -151,6 +148,7 @@ export function KeysPage() {
             </Table.Td>
           </>
         )}
+        deleteRow={{ name: (llmKey) => llmKey.name, ask: deletion.ask }}
         actions={(llmKey) => (
           <>
             <TestKeyButton llmKey={llmKey} />
@@ -164,12 +162,6 @@ export function KeysPage() {
             >
               Rename
             </Button>
-            <DeleteButton
-              name={llmKey.name}
-              onClick={() => {
-                deletion.ask(llmKey);
-              }}
-            />
           </>
         )}
         page={page}
@@ -193,6 +185,6 @@ export function KeysPage() {
       <ConfirmDialog {...deletion.dialog} title={`Delete ${deletion.target?.name ?? "key"}?`} confirmLabel="Delete key">
         Projects that use this key will have no key until you choose another. This cannot be undone.
       </ConfirmDialog>
-    </Stack>
+    </ListPage>
   );
 }

@@ -1,18 +1,16 @@
-import { Badge, Button, Group, Stack, Table, Text } from "@mantine/core";
-import { useDocumentTitle } from "@mantine/hooks";
+import { Badge, Button, Group, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
 import { useAllConnectors } from "../../api/connectors";
 import { type Project, useDeleteProject, useProjectsPage } from "../../api/projects";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
-import { PageHeader } from "../../components/PageHeader";
-import { DeleteButton, ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
+import { ListPage } from "../../components/ListPage";
+import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
 import { EmptyState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
 import { textOr } from "../../lib/text";
 
 export function ProjectsPage() {
-  useDocumentTitle("Projects · Parley");
   const [page, setPage] = useState(1);
   const projects = useProjectsPage(page);
   const connectors = useAllConnectors();
@@ -26,12 +24,11 @@ export function ProjectsPage() {
   );
 
   return (
-    <Stack gap="lg" maw={1100}>
-      <PageHeader
-        title="Projects"
-        description="Open a project's test center to write profiles, explore with TRACER and run SENSEI."
-        actions={projects.data && projects.data.count > 0 ? newButton : undefined}
-      />
+    <ListPage
+      title="Projects"
+      description="Open a project's test center to write profiles, explore with TRACER and run SENSEI."
+      actions={projects.data && projects.data.count > 0 ? newButton : undefined}
+    >
       <ResourceTable
         query={projects}
         plural="projects"
@@ -70,6 +67,7 @@ export function ProjectsPage() {
             <Table.Td>{project.budget_usd ? `$${project.budget_usd}` : "no limit"}</Table.Td>
           </>
         )}
+        deleteRow={{ name: (project) => project.name, ask: deletion.ask }}
         actions={(project) => (
           <>
             <Button size="xs" variant="light" component={Link} to={paths.testCenter(project.id)}>
@@ -84,12 +82,6 @@ export function ProjectsPage() {
             >
               Edit
             </Button>
-            <DeleteButton
-              name={project.name}
-              onClick={() => {
-                deletion.ask(project);
-              }}
-            />
           </>
         )}
         page={page}
@@ -102,6 +94,6 @@ export function ProjectsPage() {
       >
         Its profiles, rules, runs and reports are deleted with it. This cannot be undone.
       </ConfirmDialog>
-    </Stack>
+    </ListPage>
   );
 }

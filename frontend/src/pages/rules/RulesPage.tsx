@@ -17,7 +17,6 @@ import {
   Text,
   Title,
 } from "@mantine/core";
-import { useDocumentTitle } from "@mantine/hooks";
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
 import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
@@ -26,8 +25,8 @@ import { type Rule, useDeleteRule, useRules, useRuleTemplate, useSetRuleActive }
 import { isRunActive } from "../../api/runs";
 import { useProjectRuns } from "../../api/runs-dashboard";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
-import { PageHeader } from "../../components/PageHeader";
-import { DeleteButton, useDeleteConfirmation } from "../../components/ResourceTable";
+import { ListPage } from "../../components/ListPage";
+import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
 import { dashboardPaths } from "../dashboards/dashboard-paths";
@@ -38,80 +37,83 @@ import { RuleEditor } from "./RuleEditor";
 
 type Editing = { rule: Rule } | { rule: null } | null;
 
-function RuleList({ projectId, rules, onEdit }: { projectId: number; rules: Rule[]; onEdit: (rule: Rule) => void }) {
+function RuleList({
+  projectId,
+  editing,
+  onEdit,
+}: {
+  projectId: number;
+  editing: boolean;
+  onEdit: (rule: Rule) => void;
+}) {
+  const rules = useRules(projectId);
   const toggle = useSetRuleActive();
   const deletion = useDeleteConfirmation(useDeleteRule(), (rule: Rule) => ({ projectId, id: rule.id }));
   const [toggleError, setToggleError] = useState<Error | null>(null);
+  const nameOf = (rule: Rule) => rule.name ?? `rule ${String(rule.id)}`;
 
   return (
     <>
       <ServerErrorAlert error={toggleError} title="Could not change the rule" />
-      <Table withTableBorder highlightOnHover aria-label="Rules">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Rule</Table.Th>
-            <Table.Th>Valid</Table.Th>
-            <Table.Th>Active</Table.Th>
-            <Table.Th>Updated</Table.Th>
-            <Table.Th>Actions</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {rules.map((rule) => {
-            const name = rule.name ?? `rule ${String(rule.id)}`;
-            return (
-              <Table.Tr key={rule.id}>
-                <Table.Td fw={500}>{name}</Table.Td>
-                <Table.Td>
-                  <Badge color={rule.valid ? "teal" : "red"} variant="light">
-                    {rule.valid ? "valid" : `${String(rule.problems.length)} problems`}
-                  </Badge>
-                </Table.Td>
-                <Table.Td>
-                  <Switch
-                    aria-label={`Active: ${name}`}
-                    checked={rule.active}
-                    disabled={toggle.isPending && toggle.variables.rule.id === rule.id}
-                    onChange={(event) => {
-                      setToggleError(null);
-                      toggle.mutate(
-                        { projectId, rule, active: event.currentTarget.checked },
-                        {
-                          onError: (error) => {
-                            setToggleError(error);
-                          },
-                        },
-                      );
-                    }}
-                  />
-                </Table.Td>
-                <Table.Td>{formatDate(rule.updated_at)}</Table.Td>
-                <Table.Td>
-                  <Group gap={4}>
-                    <Button
-                      size="compact-sm"
-                      variant="light"
-                      aria-label={`Edit ${name}`}
-                      onClick={() => {
-                        onEdit(rule);
-                      }}
-                    >
-                      Edit
-                    </Button>
-                    <DeleteButton
-                      name={name}
-                      size="compact-sm"
-                      onClick={() => {
-                        deletion.ask(rule);
-                      }}
-                    />
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
+      <ResourceTable
+        query={rules}
+        plural="rules"
+        errorTitle="Could not load the rules"
+        empty={
+          editing ? null : (
+            <EmptyState title="No rules yet">
+              A rule states what must hold in every conversation, e.g. that a completed order always reports its price.
+            </EmptyState>
+          )
+        }
+        label="Rules"
+        columns={["Rule", "Valid", "Active", "Updated"]}
+        minWidth={640}
+        cells={(rule) => (
+          <>
+            <Table.Td fw={500}>{nameOf(rule)}</Table.Td>
+            <Table.Td>
+              <Badge color={rule.valid ? "teal" : "red"} variant="light">
+                {rule.valid ? "valid" : `${String(rule.problems.length)} problems`}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Switch
+                aria-label={`Active: ${nameOf(rule)}`}
+                checked={rule.active}
+                disabled={toggle.isPending && toggle.variables.rule.id === rule.id}
+                onChange={(event) => {
+                  setToggleError(null);
+                  toggle.mutate(
+                    { projectId, rule, active: event.currentTarget.checked },
+                    {
+                      onError: (error) => {
+                        setToggleError(error);
+                      },
+                    },
+                  );
+                }}
+              />
+            </Table.Td>
+            <Table.Td>{formatDate(rule.updated_at)}</Table.Td>
+          </>
+        )}
+        deleteRow={{ name: nameOf, ask: deletion.ask }}
+        actions={(rule) => (
+          <>
+            <Button
+              size="xs"
+              variant="light"
+              aria-label={`Edit ${nameOf(rule)}`}
+              onClick={() => {
+                onEdit(rule);
+              }}
+            >
+              Edit
+            </Button>
+          </>
+        )}
+      />
       <ConfirmDialog
         {...deletion.dialog}
         title={`Delete ${deletion.target?.name ?? "this rule"}?`}
@@ -229,22 +231,13 @@ function ProjectRules({ projectId, preselectedRuns }: { projectId: number; prese
             }}
           />
         ))}
-      {rules.isPending && <LoadingState label="Loading rules" />}
-      {rules.isError && <ErrorState error={rules.error} title="Could not load the rules" />}
-      {rules.data?.length === 0 && editing === null && (
-        <EmptyState title="No rules yet">
-          A rule states what must hold in every conversation, e.g. that a completed order always reports its price.
-        </EmptyState>
-      )}
-      {rules.data && rules.data.length > 0 && (
-        <RuleList
-          projectId={projectId}
-          rules={rules.data}
-          onEdit={(rule) => {
-            setEditing({ rule });
-          }}
-        />
-      )}
+      <RuleList
+        projectId={projectId}
+        editing={editing !== null}
+        onEdit={(rule) => {
+          setEditing({ rule });
+        }}
+      />
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
         <StartCheck projectId={projectId} rules={rules.data ?? []} preselected={preselectedRuns} />
         <PassRateCard kind="check" mode="owner" projectId={projectId} />
@@ -263,7 +256,6 @@ function ProjectRules({ projectId, preselectedRuns }: { projectId: number; prese
 }
 
 export function RulesPage() {
-  useDocumentTitle("Rules · Parley");
   const [params, setParams] = useSearchParams();
   const projects = useAllProjects();
   const projectParam = Number(params.get("project"));
@@ -273,8 +265,7 @@ export function RulesPage() {
   const preselectedRuns = (params.get("runs") ?? "").split(",").filter((id) => /^\d+$/.test(id));
 
   return (
-    <Stack gap="md">
-      <PageHeader title="Rules" description="Correctness rules over SENSEI conversations, and their check results." />
+    <ListPage wide title="Rules" description="Correctness rules over SENSEI conversations, and their check results.">
       {projects.isPending && <LoadingState label="Loading projects" />}
       {projects.isError && <ErrorState error={projects.error} title="Could not load the projects" />}
       {projects.data?.length === 0 && (
@@ -295,6 +286,6 @@ export function RulesPage() {
         />
       )}
       {projectId !== null && <ProjectRules key={projectId} projectId={projectId} preselectedRuns={preselectedRuns} />}
-    </Stack>
+    </ListPage>
   );
 }

@@ -1,25 +1,20 @@
 /** The TRACER dashboard: every exploration run, its status, progress, size, findings and cost. */
-import { Button, Stack } from "@mantine/core";
-import { useDocumentTitle } from "@mantine/hooks";
+import { Button } from "@mantine/core";
 import { Link } from "react-router";
-import { useAllProjects } from "../../api/projects";
+import { ListPage } from "../../components/ListPage";
 import { EmptyState } from "../../components/StateViews";
-import { PageHeader } from "../../components/PageHeader";
 import { RunsTable } from "../dashboards/RunsTable";
 
 export function TracerDashboardPage() {
-  useDocumentTitle("TRACER · Parley");
-  const projects = useAllProjects();
   return (
-    <Stack gap="md">
-      <PageHeader
-        title="TRACER"
-        description="Explorations of your chatbots: the functionalities found, the workflow graph, and the profiles generated."
-      />
+    <ListPage
+      wide
+      title="TRACER"
+      description="Explorations of your chatbots: the functionalities found, the workflow graph, and the profiles generated."
+    >
       <RunsTable
         kind="tracer"
         mode="owner"
-        projects={(projects.data ?? []).map((p) => ({ value: String(p.id), label: p.name }))}
         empty={
           <EmptyState
             title="No TRACER run yet"
@@ -33,6 +28,6 @@ export function TracerDashboardPage() {
           </EmptyState>
         }
       />
-    </Stack>
+    </ListPage>
   );
 }
