@@ -11,8 +11,11 @@ SPA_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	$(wildcard frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json)
 E2E_PORT := 8091
 E2E_LLM_PORT := 8093
+REAL_LLM := $(PYTHON) backend/scripts/real_llm.py
+REAL_LLM_PORT ?= 8095
 
-.PHONY: help run dev test lint test-backend test-frontend test-e2e e2e-stack schema install nginx up down clean bench
+.PHONY: help run dev test lint test-backend test-frontend test-e2e e2e-stack schema install nginx up down clean bench fuzz \
+	real-llm real-llm-setup test-real-llm
 
 help:
 	@echo "make run    set everything up and serve the platform at http://localhost:8080 (Ctrl-C stops it)"
@@ -20,7 +23,9 @@ help:
 	@echo "make dev    autoreloading Django + Vite dev server behind nginx (nginx/nginx.dev.conf)"
 	@echo "make lint   ruff, mypy (engine/), ESLint and tsc"
 	@echo "make schema regenerate the OpenAPI schema and the frontend's typed client"
+	@echo "make fuzz   the long schemathesis pass over every API operation (make test runs a short one)"
 	@echo "make bench  the performance benchmarks (fake LLM server, reference bots); one JSON line each"
+	@echo "make real-llm  serve the real local model (SmolLM2-135M, llama-cpp-python) at http://127.0.0.1:$(REAL_LLM_PORT)/v1"
 	@echo "make up / make down   docker compose (production stack)"
 
 # --- installation (re-runs only when the dependency files change) ---------------------------------------------
@@ -64,20 +69,35 @@ e2e-stack: $(BACKEND_STAMP) $(SPA)
 	$(PY) -m parley.localrun --port $(E2E_PORT) --reset-db --fake-llm-port $(E2E_LLM_PORT)
 
 # --- checks ------------------------------------------------------------------------------------------------------
-test: lint test-backend test-frontend test-e2e
+test: lint test-backend test-frontend test-e2e test-real-llm
 
 lint: $(BACKEND_STAMP) $(FRONTEND_STAMP)
 	cd backend && .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
 	cd frontend && npm run lint
 
 test-backend: $(BACKEND_STAMP)
-	cd backend && .venv/bin/pytest
+	cd backend && .venv/bin/pytest -m 'not real_llm'
 
 test-frontend: $(FRONTEND_STAMP)
 	cd frontend && npm test && npm run check:api
 
 test-e2e: $(BACKEND_STAMP) $(SPA) nginx
 	cd frontend && npm run e2e
+
+# The long schema fuzz (make test runs a short one): 200 generated requests per API operation.
+fuzz: $(BACKEND_STAMP)
+	cd backend && PARLEY_FUZZ_EXAMPLES=200 .venv/bin/pytest tests/test_api_fuzz.py
+
+# The real-model tier: llama-cpp-python's server with SmolLM2-135M-Instruct, in its own virtualenv (var/real-llm).
+# The first setup builds llama-cpp-python (minutes); pip's wheel cache makes the next ones take seconds.
+real-llm-setup:
+	$(REAL_LLM) setup
+
+real-llm: real-llm-setup
+	$(REAL_LLM) serve --port $(REAL_LLM_PORT)
+
+test-real-llm: $(BACKEND_STAMP) real-llm-setup
+	cd backend && PARLEY_REAL_LLM=1 .venv/bin/pytest -m real_llm tests/real_llm
 
 schema: $(BACKEND_STAMP) $(FRONTEND_STAMP)
 	cd backend && DJANGO_SETTINGS_MODULE=parley.settings_test .venv/bin/python manage.py spectacular \

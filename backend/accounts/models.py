@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, ClassVar
 
 from django.contrib.auth.models import AbstractBaseUser, BaseUserManager, PermissionsMixin
@@ -77,6 +78,13 @@ class LLMKey(models.Model):
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_check_ok = models.BooleanField(null=True, blank=True)
     last_check_message = models.CharField(max_length=500, blank=True)
+    # The model names the provider listed at the last key test or model list, and when (decision D7): the API
+    # warns about a chosen model missing from it without ever decrypting the key. Empty: not known.
+    models_seen = models.JSONField(default=list, blank=True)
+    models_seen_at = models.DateTimeField(null=True, blank=True)
+    # What runs learned the server refuses, per "<base URL>|<model>" (`engine.llm.Learned`, decision D10), so
+    # the next run adapts from its first call.
+    capabilities = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ("name", "id")
@@ -90,6 +98,20 @@ class LLMKey(models.Model):
     def set_secret(self, plaintext: str) -> None:
         self.encrypted_key = crypto.encrypt(plaintext)
         self.hint = crypto.mask(plaintext)
+
+    def model_warning(self, model: str) -> str | None:
+        """A warning when `model` is not among the models the provider last listed for this key (D7); None when
+        it is, or when no list is known (never tested, or a server that lists none)."""
+        listed = [str(m) for m in self.models_seen or []]
+        name = (model or "").strip()
+        if not name or not listed or name in listed or name.removeprefix("models/") in listed:
+            return None
+        closest = difflib.get_close_matches(name, listed, n=3, cutoff=0.5) or sorted(listed)[:3]
+        when = self.models_seen_at.date().isoformat() if self.models_seen_at else "its last test"
+        return (
+            f"The model {name!r} is not among the {len(listed)} models the key {self.name!r} listed on {when}; "
+            f"closest: {', '.join(closest)}. Runs will fail if the provider does not offer it."
+        )
 
     def reveal(self) -> str:
         """The plaintext key, for the worker that is about to call the provider. Never put it in a response."""

@@ -20,7 +20,12 @@ from accounts.serializers import (
     SignupSerializer,
     UserSerializer,
 )
-from accounts.throttles import LoginThrottle, SignupThrottle
+from accounts.throttles import (
+    AddressPasswordChangeThrottle,
+    LoginThrottle,
+    PasswordChangeThrottle,
+    SignupThrottle,
+)
 
 
 class InvalidCredentials(exceptions.APIException):
@@ -100,6 +105,8 @@ class MeView(APIView):
 
 
 class PasswordChangeView(APIView):
+    throttle_classes = (PasswordChangeThrottle, AddressPasswordChangeThrottle)
+
     @extend_schema(
         request=PasswordChangeSerializer,
         responses={200: SessionSerializer},

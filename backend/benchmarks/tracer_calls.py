@@ -9,8 +9,9 @@ Targets (s sessions, n turns, k = 3 functionalities per session):
 - exploration calls ≤ 0.5 x (3 + s·(3n + 2k)), and refinement + profile calls ≤ 30.
 The fake server answers from a script derived from the bot's ground truth: the explorer walks the bot's menus
 and values, each extraction reports three functionalities (renamed on later sessions, so that near-duplicates
-reach the consolidation), the LLM confirms the first candidate of every consolidation call. Exit 1 when a
-target is missed.
+reach the consolidation), the LLM says in every consolidation call that functionality [2] is the same as [1]
+(a merge when [1] was among its candidates). Exit 1 when a target is missed. Duplicates left with an imperfect
+LLM are measured by `tracer_duplicates.py`.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def script_for(bot_id: str, sessions: int) -> dict[str, Any]:
         "tracer.explore": lines * (sessions * 2),
         "tracer.extract": extractions,
         "tracer.fallback": {"json": {"is_fallback": False}},
-        "tracer.consolidate": {"json": {"verdicts": [{"pair": 1, "same": True, "description": ""}]}},
+        "tracer.consolidate": {"json": {"verdicts": [{"item": 2, "same_as": 1, "description": ""}]}},
         "tracer.classify": {"json": {"chatbot_type": "transactional"}},
     }
 

@@ -82,7 +82,7 @@ def _run(args: argparse.Namespace) -> int:
     from engine.bots import bot_ids
     from engine.bots.mutation import OPERATORS
     from engine.evaluation import BenchConfig, BenchReporter, MutantOutcome, run_bench
-    from engine.llm import LLMClient, UsageLedger
+    from engine.llm import LLMClient, ProviderState, UsageLedger
 
     bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
     unknown = [b for b in bots if b not in bot_ids()]
@@ -138,11 +138,15 @@ def _run(args: argparse.Namespace) -> int:
         def warning(self, text: str) -> None:
             sys.stderr.write(f"   warning: {text}\n")
 
+    console = Console()
+    # One state for every phase: what the server refused in the TRACER phase is not paid again in SENSEI.
+    state = ProviderState(on_warning=console.warning)
+
     def factory(role: str) -> LLMClient:
-        return LLMClient(provider, guard=guard, ledger=UsageLedger())
+        return LLMClient(provider, guard=guard, ledger=UsageLedger(), state=state)
 
     try:
-        result = run_bench(config, factory, reporter=Console())
+        result = run_bench(config, factory, reporter=console)
     except ValueError as exc:  # an unknown --mutant id
         sys.stderr.write(f"parley: {exc}\n")
         return EXIT_USAGE

@@ -29,6 +29,7 @@ from commands.common import (
     add_llm_arguments,
     egress_guard_from_env,
     provider_config_from_args,
+    provider_state,
     write_json,
 )
 from engine.check import (
@@ -151,4 +152,4 @@ def run(args: argparse.Namespace) -> int:
 def _llm_client(args: argparse.Namespace) -> LLMClient:
     config = provider_config_from_args(args)
     budget = Budget(args.judge_budget) if args.judge_budget is not None else None
-    return LLMClient(config, guard=egress_guard_from_env(), budget=budget)
+    return LLMClient(config, guard=egress_guard_from_env(), budget=budget, state=provider_state())

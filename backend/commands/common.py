@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.egress import EgressDenied, EgressGuard, EgressPolicy
 from engine.errors import ParleyError
-from engine.llm import PROVIDERS, LLMAuthError, LLMConfigError, ProviderConfig
+from engine.llm import PROVIDERS, LLMAuthError, LLMConfigError, ProviderConfig, ProviderState
 
 EXIT_OK = 0
 EXIT_FAILURES = 1
@@ -73,6 +73,12 @@ def provider_config_from_args(
     return ProviderConfig(
         args.provider, api_key=key, model=getattr(args, "model", None), base_url=args.base_url
     )
+
+
+def provider_state() -> ProviderState:
+    """What the run's LLM clients share (learned refusals, circuit breaker, rate-limit pause); every adaptation
+    Parley makes to a model ("gpt-5-mini accepts only its default temperature…") is printed once on stderr."""
+    return ProviderState(on_warning=lambda text: sys.stderr.write(f"parley: warning: {text}\n"))
 
 
 def egress_guard_from_env(environ: Mapping[str, str] | None = None) -> EgressGuard:

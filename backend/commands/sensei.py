@@ -7,8 +7,9 @@
 
 A PROFILE may be a folder: every *.yml / *.yaml under it is a profile. Custom personalities and types are read
 from `personalities/` and `types/` folders next to the profile or one level up (the reference's project layout).
-`run` writes one JSON record per conversation as soon as it finishes (`OUT/<profile>/<index>.json`), then
-`OUT/summary.json`. Exit codes: 0 no conversation has an error, 1 some have (or a profile has errors), 2 usage or
+`run` writes `OUT/plan.json` (seed, date, the values invented for any() items, each profile's rows) before the
+first conversation, one JSON record per conversation as soon as it finishes (`OUT/<profile>/<index>.json`; a
+second profile with the same test name is keyed `<name>#2`), then `OUT/summary.json`. Exit codes: 0 no conversation has an error, 1 some have (or a profile has errors), 2 usage or
 configuration error.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from commands.common import (
     add_llm_arguments,
     egress_guard_from_env,
     provider_config_from_args,
+    provider_state,
     report_errors,
     write_json,
     write_junit,
@@ -62,7 +65,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument("--connector", required=True, metavar="FILE", help="connector YAML file")
     add_llm_arguments(run)
     run.add_argument("--concurrency", type=int, default=4, help="conversations at once (default 4)")
-    run.add_argument("--seed", type=int, help="seed for the plans and the simulation")
+    run.add_argument(
+        "--seed", type=int, help="seed for the plans and the simulation (default: random, printed at the end)"
+    )
     run.add_argument("--out", required=True, metavar="DIR", help="folder for the conversation records")
     run.add_argument("--max-cost", type=float, help="USD budget for the whole run")
     add_junit_argument(run)
@@ -96,21 +101,19 @@ def _profile_files(targets: list[str]) -> list[Path]:
 
 
 def _project_catalogs(path: Path) -> tuple[Any, Any]:
-    from ruamel.yaml import YAML
-
     from engine.sensei import Personality, PersonalityCatalog, TypeCatalog, parse_custom_type
+    from engine.yamlguard import load_yaml
 
     personalities: list[Personality] = []
     types = []
-    yaml = YAML(typ="safe", pure=True)
     for folder in (path.parent, path.parent.parent):
         for file in sorted((folder / "personalities").glob("*.y*ml")):
-            data = yaml.load(file.read_text(encoding="utf-8")) or {}
+            data = load_yaml(file.read_text(encoding="utf-8"), round_trip=False) or {}
             context = data.get("context") if isinstance(data, dict) else None
             if isinstance(context, list):
                 personalities.append(Personality(file.stem, tuple(str(c) for c in context)))
         for file in sorted((folder / "types").glob("*.y*ml")):
-            data = yaml.load(file.read_text(encoding="utf-8")) or {}
+            data = load_yaml(file.read_text(encoding="utf-8"), round_trip=False) or {}
             if isinstance(data, dict):
                 types.append(parse_custom_type(data, name=file.stem))
     return PersonalityCatalog(personalities), TypeCatalog(types)
@@ -266,8 +269,19 @@ def _run(args: argparse.Namespace) -> int:
             f"{record.duration_s or 0:.1f} s)\n"
         )
 
+    from engine.sensei import RunReporter, plan_document
+
+    any_values: dict[str, list[str]] = {}
+    planned_on = date.today()
+
+    class PlanFile(RunReporter):
+        """Writes OUT/plan.json before the first conversation: the same document the platform keeps."""
+
+        def run_planned(self, plans: Any, seed: int, done: int) -> None:
+            write_json(str(out / "plan.json"), plan_document(plans, seed, planned_on, any_values))
+
     budget = Budget(args.max_cost) if args.max_cost is not None else None
-    with LLMClient(config, guard=guard, budget=budget) as llm:
+    with LLMClient(config, guard=guard, budget=budget, state=provider_state()) as llm:
         summary = run_profiles(
             profiles,
             lambda: create_connector(connector_config, guard),
@@ -275,7 +289,11 @@ def _run(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             seed=args.seed,
             sink=sink,
+            reporter=PlanFile(),
             technology=connector_config.technology,
+            planned_on=planned_on,
+            any_memory=any_values,
+            user_model=args.model,  # --model plays the user in every profile (D6); else each profile's llm.model
         )
     write_json(str(out / "summary.json"), summary.to_json())
     if args.junit:
@@ -283,7 +301,7 @@ def _run(args: argparse.Namespace) -> int:
         write_junit(args.junit, "sensei", cases)
     sys.stdout.write(
         f"{summary.conversations} conversation(s), {summary.with_errors} with errors, "
-        f"${summary.usage.get('cost_usd', 0):.4f}; records in {out}\n"
+        f"${summary.usage.get('cost_usd', 0):.4f}, seed {summary.seed}; records in {out}\n"
     )
     return EXIT_OK if summary.ok else EXIT_FAILURES
 

@@ -11,6 +11,7 @@ Exit codes: 0 a model and at least one valid profile; 1 the run failed or produc
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ from commands.common import (
     write_json,
 )
 
+SEED_FILE = "seed.json"
 CHECKPOINT = ".checkpoint.sqlite"
 RUN_ID = "parley-tracer"
 
@@ -54,6 +56,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument("--out", "--output", "-o", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--resume", action="store_true", help="continue the run checkpointed in DIR")
+    parser.add_argument(
+        "--seed", type=int, help="seed for every random choice (default: random; a resumed run keeps its own)"
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="print every message of the exploration")
     add_json_argument(parser)
     parser.set_defaults(handler=report_errors(_run))
@@ -93,7 +98,7 @@ def _run(args: argparse.Namespace) -> int:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
-    from engine.llm import LLMClient, UsageLedger
+    from engine.llm import LLMClient, ProviderState, UsageLedger
     from engine.tracer import TracerConfig, TracerDeps, run_tracer
 
     out = Path(args.out)
@@ -104,29 +109,33 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     guard = egress_guard_from_env()
     provider = provider_config_from_args(args)
-    config = TracerConfig(
-        sessions=args.sessions, turns=args.turns, profile_model=args.profile_model, output_dir=out
-    )
     out.mkdir(parents=True, exist_ok=True)
     checkpoint = out / CHECKPOINT
     if checkpoint.exists() and not args.resume:
         checkpoint.unlink()
     elif args.resume and not checkpoint.exists():
         sys.stderr.write(f"parley: no checkpoint in {out}; starting a new run\n")
+    seed = _seed(out / SEED_FILE, args.seed, resume=args.resume and checkpoint.exists())
+    config = TracerConfig(
+        sessions=args.sessions, turns=args.turns, profile_model=args.profile_model, output_dir=out, seed=seed
+    )
     try:
         connector = create_connector(connector_config, guard)
     except ConnectorConfigError as exc:
         sys.stderr.write(f"parley: {exc.user_message}\n")
         return EXIT_USAGE
     connection = sqlite3.connect(checkpoint, check_same_thread=False)
+    reporter = _ConsoleReporter(args.verbose)
+    # Adaptations to the model ("o4-mini accepts only its default temperature…") are run warnings.
+    state = ProviderState(on_warning=reporter.warning)
     try:
-        with LLMClient(provider, guard=guard, ledger=UsageLedger()) as llm, connector:
+        with LLMClient(provider, guard=guard, ledger=UsageLedger(), state=state) as llm, connector:
             result = run_tracer(
                 config,
                 TracerDeps(llm=llm, connector=connector),
                 run_id=RUN_ID,
                 checkpointer=SqliteSaver(connection),
-                reporter=_ConsoleReporter(args.verbose),
+                reporter=reporter,
             )
     finally:
         connection.close()
@@ -141,6 +150,7 @@ def _run(args: argparse.Namespace) -> int:
         "chatbot_type": result.model.chatbot_type,
         "usage": result.usage,
         "resumed": result.resumed,
+        "seed": seed,
     }
     if args.json:
         write_json(args.json, summary)
@@ -148,6 +158,18 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write(
             f"{summary['functionalities']} functionalities, {summary['profiles']} valid profile(s), "
             f"{summary['invalid_profiles']} invalid; {result.usage['calls']} LLM calls, "
-            f"{result.usage['cost_usd']:.4f} USD. Artefacts in {out}/ (report.md).\n"
+            f"{result.usage['cost_usd']:.4f} USD, seed {seed}. Artefacts in {out}/ (report.md).\n"
         )
     return EXIT_OK if result.ok else EXIT_FAILURES
+
+
+def _seed(path: Path, given: int | None, *, resume: bool) -> int:
+    """The run's seed: the one given, else the stored one when resuming, else a new random one; kept in OUT so a
+    resumed run explores with the seed it started with (as the platform stores it with the run)."""
+    from engine.sensei import new_seed
+
+    if given is None and resume and path.exists():
+        given = int(json.loads(path.read_text(encoding="utf-8"))["seed"])
+    seed = new_seed() if given is None else given
+    path.write_text(json.dumps({"seed": seed}) + "\n", encoding="utf-8")
+    return seed

@@ -10,11 +10,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import DataError, IntegrityError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from common.requests import PayloadTooLarge, too_large_message
 
 logger = logging.getLogger(__name__)
 
@@ -62,11 +66,26 @@ def _first_code(exc: exceptions.ValidationError) -> str:
     return str(codes)
 
 
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+    default_detail = "This conflicts with something that already exists; a name must be unique, for example."
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):
+        exc = PayloadTooLarge(too_large_message())
+    elif isinstance(exc, IntegrityError):
+        # A safety net: serializers check uniqueness first, so this is a race or a check we missed.
+        logger.warning("Integrity error in %s: %s", context.get("view").__class__.__name__, exc)
+        exc = Conflict()
+    elif isinstance(exc, DataError):
+        logger.warning("Data error in %s: %s", context.get("view").__class__.__name__, exc)
+        exc = exceptions.ValidationError("A value could not be stored (a NUL character, or out of range).")
 
     response = drf_exception_handler(exc, context)
     if response is None:
@@ -88,3 +107,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         code = exc.get_codes()
         response.data = {"detail": text, "code": code if isinstance(code, str) else exc.default_code}
     return response
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's 404 handler: JSON in the API's shape under /api/, Django's own page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse(
+            {"detail": "There is nothing at this address.", "code": "not_found"},
+            status=status.HTTP_404_NOT_FOUND,
+        )
+    return page_not_found(request, exception or Http404())

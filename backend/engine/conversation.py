@@ -25,6 +25,7 @@ class ErrorCode(IntEnum):
     CHATBOT_UNREACHABLE = 503  # connection refused, DNS failure, refused by the egress guard
     TIMEOUT = 504  # no reply within the connector's timeout
     SESSION_LOST = 410  # the chatbot forgot the conversation (unknown session)
+    RATE_LIMITED = 429  # the chatbot kept refusing the load (HTTP 429/503) after Parley waited as asked
     FALLBACK_LOOP = 1000  # too many consecutive fallback replies
     GOAL_NOT_COMPLETED = 1001  # outputs the profile expects could not be extracted
     GOALS_NOT_VERIFIED = 1002  # the user simulator could not confirm its goals were met

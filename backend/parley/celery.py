@@ -24,8 +24,10 @@ def _prepare_filesystem_broker(sender: Celery, **_: object) -> None:
 
 @worker_init.connect
 def _import_before_forking(**_: object) -> None:
-    """Import in the worker's parent what runs import lazily (the LLM client's langchain, about a second), so
-    the forked pool processes start warm and a user's first run does not wait for imports."""
-    import langchain_openai  # noqa: F401
+    """Import in the worker's parent what runs import lazily (the OpenAI SDK the LLM gateway sends with, and the
+    LangChain core TRACER's graph uses), so the forked pool processes start warm and a user's first run does not
+    wait for imports."""
+    import langchain_core.language_models  # noqa: F401
+    import openai  # noqa: F401
 
     import runs.tasks  # noqa: F401

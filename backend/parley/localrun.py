@@ -3,7 +3,8 @@
 It writes `.env` on first start, makes sure PostgreSQL and RabbitMQ run (starting them when installed but
 stopped), falls back loudly to the embedded mode (SQLite + Celery's filesystem queue) when they are not
 installed, migrates, collects static files, renders nginx's config from nginx/nginx.conf, and then supervises
-gunicorn, one Celery worker, Celery beat and nginx with honcho: Ctrl-C stops everything it started.
+gunicorn, uvicorn (the live-update streams, /api/stream/), two Celery workers (long runs; short jobs), Celery beat
+and nginx with honcho: Ctrl-C stops everything it started. Without nginx, uvicorn serves everything on one port.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ NGINX_PLACEHOLDERS = (
     "PARLEY_STATIC_ROOT",
     "PARLEY_RUNTIME_DIR",
     "PARLEY_VITE_UPSTREAM",
+    "PARLEY_STREAM_UPSTREAM",
 )
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/parley"
 DEFAULT_BROKER_URL = "amqp://guest:guest@127.0.0.1:5672//"
@@ -182,6 +184,18 @@ def render_nginx(values: dict[str, str], target: Path, template: Path = NGINX_TE
 
 
 # --- main ----------------------------------------------------------------------------------------------------
+def uvicorn(bin_dir: Path, bind: str, *, behind_nginx: bool, reload: bool = False) -> str:
+    """The command of the ASGI server (parley/asgi.py). It ends open streams 5 s after Ctrl-C instead of waiting
+    for them; browsers reconnect on their own. Only behind nginx may X-Forwarded-For name the client."""
+    host, _, port = bind.rpartition(":")
+    return (
+        f"{bin_dir}/uvicorn parley.asgi:application --host {host} --port {port} --lifespan off "
+        "--timeout-graceful-shutdown 5"
+        + (" --proxy-headers --forwarded-allow-ips 127.0.0.1" if behind_nginx else " --no-proxy-headers")
+        + (" --reload" if reload else "")
+    )
+
+
 def manage(env: dict[str, str], *args: str) -> None:
     subprocess.run(
         [sys.executable, str(BACKEND_DIR / "manage.py"), *args], env=env, cwd=BACKEND_DIR, check=True
@@ -235,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     manage(env, "migrate", "--noinput", "-v", "0")
     manage(env, "collectstatic", "--noinput", "-v", "0")
 
-    backend_port, vite_port = args.port + 1, args.port + 2
+    backend_port, vite_port, stream_port = args.port + 1, args.port + 2, args.port + 3
     nginx = shutil.which("nginx")
     if args.dev and not nginx:
         raise SystemExit("[parley] `make dev` needs nginx (apt-get install nginx).")
@@ -248,6 +262,7 @@ def main(argv: list[str] | None = None) -> int:
                 "PARLEY_STATIC_ROOT": env.get("PARLEY_STATIC_ROOT", str(data_dir / "static")),
                 "PARLEY_RUNTIME_DIR": str(runtime_dir),
                 "PARLEY_VITE_UPSTREAM": f"127.0.0.1:{vite_port}",
+                "PARLEY_STREAM_UPSTREAM": f"127.0.0.1:{stream_port}",
             },
             runtime_dir / "nginx.conf",
             NGINX_DEV_TEMPLATE if args.dev else NGINX_TEMPLATE,
@@ -275,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
             env={**env, "PARLEY_API_PROXY": f"http://{bind}"},
             cwd=str(REPO_DIR / "frontend"),
         )
+    elif not nginx:
+        # Nobody routes /api/stream/ to a process of its own, so the ASGI server answers everything: a stream
+        # under gunicorn would hold one of its few sync workers for as long as it stays open.
+        manager.add_process("web", uvicorn(bin_dir, bind, behind_nginx=False), env=env, cwd=str(BACKEND_DIR))
     else:
         manager.add_process(
             "web",
@@ -286,10 +305,26 @@ def main(argv: list[str] | None = None) -> int:
             env=env,
             cwd=str(BACKEND_DIR),
         )
+    if nginx:
+        # Live updates: Django's async views under uvicorn, which nginx sends /api/stream/ to (parley/asgi.py).
+        manager.add_process(
+            "stream",
+            uvicorn(bin_dir, f"127.0.0.1:{stream_port}", behind_nginx=True, reload=args.dev),
+            env=env,
+            cwd=str(BACKEND_DIR),
+        )
     manager.add_process(
         "worker",
         f"{bin_dir}/celery -A parley worker -Q {queue} -n {queue}@%h --loglevel INFO "
         f"--concurrency {env.get('PARLEY_WORKER_CONCURRENCY', '2')}",
+        env=env,
+        cwd=str(BACKEND_DIR),
+    )
+    # The short-job lane: key and connector tests wait on the network, so threads, more than one user may hold.
+    manager.add_process(
+        "worker-short",
+        f"{bin_dir}/celery -A parley worker -Q {queue}-short -n {queue}-short@%h --loglevel INFO "
+        f"--pool threads --concurrency {env.get('PARLEY_SHORT_WORKER_THREADS', '4')}",
         env=env,
         cwd=str(BACKEND_DIR),
     )

@@ -80,6 +80,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "common.requests.HostileQueryMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -151,15 +152,24 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "common.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["common.requests.GuardedJSONParser"],
     "DEFAULT_THROTTLE_RATES": {
         "login": env.str("PARLEY_LOGIN_THROTTLE", "10/min"),
         "signup": env.str("PARLEY_SIGNUP_THROTTLE", "20/hour"),
+        # Changing a password proves the old one: as guessable as a login, so counted like one.
+        "password": env.str("PARLEY_PASSWORD_THROTTLE", "10/hour"),
+        # Key tests, connector tests and model lists started per user.
+        "jobs": env.str("PARLEY_JOBS_THROTTLE", "30/min"),
     },
     # nginx is the one proxy in front of gunicorn; its X-Forwarded-For entry identifies the client. When Django
     # is reached directly (no nginx), `make run` sets this to 0 so a client cannot choose its own address.
     "NUM_PROXIES": env.int("PARLEY_NUM_PROXIES", 1, minimum=0),
 }
+# Only a request from one of these addresses (nginx) may name the client in X-Forwarded-For; anyone else who
+# reaches gunicorn directly is known by their own address, whatever header they send.
+TRUSTED_PROXIES = env.list("PARLEY_TRUSTED_PROXIES", ["127.0.0.1", "::1"])
+# Django's admin: off unless asked for (`PARLEY_ADMIN=true`); its login is throttled like the API's.
+ADMIN_ENABLED = env.bool("PARLEY_ADMIN", False)
 
 REST_KNOX = {
     "TOKEN_TTL": timedelta(hours=env.int("PARLEY_TOKEN_TTL_HOURS", 10, minimum=1)),
@@ -199,6 +209,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
 )
 # A separate queue per installation (and per test run) so one worker never takes another's tasks.
 CELERY_TASK_DEFAULT_QUEUE = env.str("PARLEY_CELERY_QUEUE", "parley")
+# Two lanes: long runs on the default queue; short jobs (key and connector tests, model lists) on their own
+# queue and worker, so a short job never waits behind long runs (`make run`, compose and the tests start both).
+CELERY_SHORT_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-short"
+SHORT_TASKS = ("runs.ping", "runs.key_test", "runs.key_models", "runs.connector_test")
+CELERY_TASK_ROUTES = {name: {"queue": CELERY_SHORT_QUEUE} for name in SHORT_TASKS}
 # Messages carry ids only, as JSON: nothing pickled crosses the broker.
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
@@ -223,12 +238,19 @@ CELERY_WORKER_MAX_TASKS_PER_CHILD = 50
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(DATA_DIR / "celerybeat-schedule")
-# Long runs (TRACER, SENSEI, check) running at once per user; more wait queued.
-RUNS_PER_USER = env.int("PARLEY_RUNS_PER_USER", 3, minimum=1)
-# A running run that sent no sign of life for this long lost its worker: the reaper resumes or fails it.
-RUN_STALE_AFTER_S = env.int("PARLEY_RUN_STALE_AFTER", 600, minimum=30)
+# Long runs (TRACER, SENSEI, check, bench) running at once per user; more wait queued. Below the worker's
+# concurrency by default, so another user's run starts while one user's runs hold the rest.
+RUNS_PER_USER = env.int("PARLEY_RUNS_PER_USER", max(1, CELERY_WORKER_CONCURRENCY - 1), minimum=1)
+# Short jobs: the short worker's threads, and what one user may have queued or running at once (more is a 429).
+SHORT_WORKER_THREADS = env.int("PARLEY_SHORT_WORKER_THREADS", 4, minimum=2)
+SHORT_JOBS_PER_USER = env.int("PARLEY_SHORT_JOBS_PER_USER", 2, minimum=1)
+# The worker stamps a running run every RUN_HEARTBEAT_S; one silent for RUN_STALE_AFTER_S lost its worker, and
+# the reaper (every REAP_EVERY_S) resumes or fails it: a dead worker's run ends or resumes within a minute.
+RUN_HEARTBEAT_S = env.int("PARLEY_RUN_HEARTBEAT", 10, minimum=1)
+RUN_STALE_AFTER_S = env.int("PARLEY_RUN_STALE_AFTER", 40, minimum=3 * RUN_HEARTBEAT_S)
+REAP_EVERY_S = env.int("PARLEY_REAP_EVERY", 15, minimum=5)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    "reap-stale-runs": {"task": "runs.reap", "schedule": 60.0},
+    "reap-stale-runs": {"task": "runs.reap", "schedule": float(REAP_EVERY_S)},
 }
 
 # --- security ------------------------------------------------------------------------------------------------
@@ -253,6 +275,17 @@ if PRODUCTION:
 
 # Destinations the engines may reach although they are not public (see engine/egress.py).
 EGRESS_ALLOW = env.list("PARLEY_EGRESS_ALLOW", [])
+
+# --- live updates (runs/live.py, runs/streams.py; served by the ASGI process, parley/asgi.py) ----------------
+# A comment line every STREAM_HEARTBEAT_S keeps proxies from closing a quiet stream; a stream ends after
+# STREAM_MAX_S (the browser reconnects at once and is authenticated again, so a revoked token stops there).
+STREAM_HEARTBEAT_S = env.int("PARLEY_STREAM_HEARTBEAT", 15, minimum=1)
+STREAM_MAX_S = env.int("PARLEY_STREAM_MAX_SECONDS", 600, minimum=10)
+# Threads that read runs for every open stream of the process (the reads are shared by streams that watch the
+# same run); each holds at most one database connection.
+STREAM_DB_THREADS = env.int("PARLEY_STREAM_DB_THREADS", 4, minimum=1)
+# Without PostgreSQL's NOTIFY (the embedded SQLite mode), streams look again this often (milliseconds).
+STREAM_POLL_MS = env.int("PARLEY_STREAM_POLL_MS", 1000, minimum=100)
 
 LOGGING = {
     "version": 1,

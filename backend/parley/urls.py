@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from rest_framework.routers import SimpleRouter
 
 from accounts.keys import LLMKeyViewSet, ProvidersView
+from accounts.throttles import throttled_form_login
 from parley import spa
 from parley.health import HealthView
 
@@ -24,10 +25,17 @@ api = [
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema", permission_classes=[]), name="docs"),
 ]
 
+handler404 = "common.errors.not_found"
+
 urlpatterns = [
     path("api/", include(api)),
-    path("admin/", admin.site.urls),
 ]
+
+if settings.ADMIN_ENABLED:
+    urlpatterns += [
+        path("admin/login/", throttled_form_login(admin.site.login), name="admin-login"),
+        path("admin/", admin.site.urls),
+    ]
 
 if settings.SERVE_SPA:
     urlpatterns.append(re_path(r"^(?!api/|admin/|static/)(?P<path>.*)$", spa.index))

@@ -9,21 +9,23 @@ conversations already stored, and a check run and a bench replace what they stor
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import time
+from datetime import date
 from typing import Any
 
 from django.db import IntegrityError, transaction
 
 from engine.check import GatewayJudge, check
 from engine.check.rules import parse_rule
-from engine.connectors import create_connector
+from engine.connectors import create_connector, validate_config
+from engine.connectors.pacing import pacing_of
 from engine.conversation import ConversationRecord
 from engine.errors import ParleyError
 from engine.evaluation import BenchCancelled, BenchConfig, run_bench
 from engine.evaluation.report import render_markdown
 from engine.llm import LLMClient
-from engine.sensei import load_profile, plan, run_profiles
+from engine.sensei import load_profile, new_seed, plan_document, run_profiles
+from engine.sensei.personalities import Personality as EnginePersonality
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
 from engine.tracer.artefacts import graph_json, model_json, report_md
 from engine.tracer.reporter import TracerCancelled
@@ -32,7 +34,7 @@ from runs.checkpoints import checkpointer
 from runs.models import Artefact, Conversation, RuleResult, Run
 from runs.reporting import BenchProgress, RunCancel, RunRecorder
 from workspace.models import Profile, Rule
-from workspace.validation import validate_profile
+from workspace.validation import validate_personality, validate_profile
 
 
 class RunCancelled(ParleyError):
@@ -49,11 +51,15 @@ def execute_tracer(run: Run) -> dict[str, Any]:
     project = run.project
     recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
     config = TracerConfig(
-        sessions=run.input["sessions"], turns=run.input["turns"], profile_model=project.profile_model or None
+        sessions=run.input["sessions"],
+        turns=run.input["turns"],
+        profile_model=project.profile_model or None,
+        # Chosen when the run was created (random unless given) and stored: a resumed run explores alike.
+        seed=_run_seed(run),
     )
     started = time.monotonic()
     with (
-        deps.llm_client(project, project.exploration_model) as llm,
+        deps.llm_client(project, project.exploration_model, recorder=recorder) as llm,
         create_connector(deps.connector_config(project.connector), deps.egress_guard()) as connector,
         checkpointer() as saver,
     ):
@@ -111,26 +117,33 @@ def execute_tracer(run: Run) -> dict[str, Any]:
 
 # -- SENSEI ---------------------------------------------------------------------------------------------------
 def execute_sensei(run: Run) -> dict[str, Any]:
+    """SENSEI's one entry point (`run_profiles`) with what the CLI gives it: the profiles loaded with the
+    project's personalities, the run's seed (drawn when the run was created), any() items resolved by the LLM.
+    A repeated attempt re-plans from the stored plan (same seed, date and any() values) and skips what is
+    stored."""
     project = run.project
-    recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
-    seed = run.input.get("seed")
-    stored = set(Conversation.objects.filter(run=run).values_list("profile", "index"))
-    pairs, total = [], 0
+    recorder, cancel = _SenseiRecorder(run), RunCancel(run.pk)
+    seed = _run_seed(run)
+    personalities = _personalities(run)
+    profiles = []
     for snapshot in run.input["profiles"]:
-        profile, problems = load_profile(snapshot["text"], allow_local_files=False, source=snapshot["name"])
+        profile, problems = load_profile(
+            snapshot["text"], allow_local_files=False, source=snapshot["name"], personalities=personalities
+        )
         if profile is None:
-            raise ParleyError(
-                f"The profile {snapshot['name']!r} is not valid any more: {problems[0].message}"
-            )
-        planned = plan(profile, seed, model=project.profile_model or None)
-        total += len(planned.conversations)
-        missing = [c for c in planned.conversations if (profile.name, c.index) not in stored]
-        if missing:
-            pairs.append((profile, dataclasses.replace(planned, conversations=missing)))
-    recorder.touch(progress_total=total, progress_done=len(stored), stage="simulating")
+            first = next(p for p in problems if p.is_error)
+            raise ParleyError(f"The profile {snapshot['name']!r} is not valid any more: {first.message}")
+        profiles.append(profile)
+    stored = set(Conversation.objects.filter(run=run).values_list("profile", "index"))
+    previous = Artefact.objects.filter(run=run, name=Artefact.Name.PLAN).values_list("content", flat=True)
+    memory = previous.first() or {}
+    recorder.any_values = dict(memory.get("any_values") or {})
+    planned_on = date.fromisoformat(memory["planned_on"]) if memory.get("planned_on") else date.today()
+    recorder.planned_on = planned_on
 
     def sink(record: ConversationRecord) -> None:
-        with contextlib.suppress(IntegrityError):  # stored by an earlier delivery of this run
+        # Profile keys are unique in a run, so a conflict is only ever a second delivery of the same one.
+        with contextlib.suppress(IntegrityError):
             Conversation.objects.create(
                 run=run,
                 profile=record.profile,
@@ -143,25 +156,76 @@ def execute_sensei(run: Run) -> dict[str, Any]:
                 cost_usd=record.usage.cost_usd,
             )
 
-    with deps.llm_client(project, project.exploration_model) as llm:
+    # The simulated user plays each profile's llm.model, else the project's simulation model (D6).
+    with deps.llm_client(project, deps.simulation_model(project), recorder=recorder) as llm:
         llm.ledger.subscribe(lambda usage: recorder.usage(usage.to_json()))
         connector_config, guard = deps.connector_config(project.connector), deps.egress_guard()
+        concurrency = run.input.get("concurrency", 4)
+        sessions = pacing_of(validate_config(connector_config)).max_sessions
+        if concurrency > sessions:
+            recorder.warning(
+                f"The connector allows {sessions} conversation(s) with the chatbot at once (its max_sessions), "
+                f"so at most {sessions} of the {concurrency} conversations asked for run at the same time."
+            )
         summary = run_profiles(
-            pairs,
+            profiles,
             lambda: create_connector(connector_config, guard),
             llm,
-            concurrency=run.input.get("concurrency", 4),
+            judge=llm.for_model(deps.judge_model(project)),  # goal checks and extraction
+            concurrency=concurrency,
             seed=seed,
             sink=sink,
             reporter=recorder,
             cancel=cancel,
             technology=project.connector.technology,
+            planned_on=planned_on,
+            any_memory=recorder.any_values,
+            done=stored,
         )
     result = _sensei_result(run)
+    result["models"] = llm.ledger.to_json()["models_by_tag"]  # per role (tag), the models actually called
     if summary.cancelled:
         return _finish_cancelled(recorder, result)
     recorder.touch(stage="done")
     return result
+
+
+class _SenseiRecorder(RunRecorder):
+    """The run's recorder, which also files the plan (with the any() values it used) before the first
+    conversation, so that a resumed attempt can plan the same conversations again."""
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(run.pk)
+        self.run = run
+        self.any_values: dict[str, list[str]] = {}
+        self.planned_on = date.today()
+
+    def run_planned(self, plans: Any, seed: int, done: int) -> None:
+        content = plan_document(plans, seed, self.planned_on, self.any_values)
+        Artefact.objects.update_or_create(
+            run=self.run, name=Artefact.Name.PLAN, defaults={"content": content}
+        )
+        super().run_planned(plans, seed, done)
+
+
+def _run_seed(run: Run) -> int:
+    """The seed chosen when the run was created; a run created without one gets it now, stored for resumes."""
+    seed = run.input.get("seed")
+    if seed is None:
+        seed = new_seed()
+        run.input = {**run.input, "seed": seed}
+        Run.objects.filter(pk=run.pk).update(input=run.input)
+    return int(seed)
+
+
+def _personalities(run: Run) -> list[EnginePersonality]:
+    """The project's personalities as the run's snapshot has them (the project's current ones for runs made
+    before snapshots held them)."""
+    snapshots = run.input.get("personalities")
+    if snapshots is None:
+        snapshots = [{"text": p.text} for p in run.project.personalities.filter(valid=True)]
+    parsed = [validate_personality(item["text"]).parsed for item in snapshots]
+    return [p for p in parsed if isinstance(p, EnginePersonality)]
 
 
 def _sensei_result(run: Run) -> dict[str, Any]:
@@ -185,7 +249,7 @@ def execute_check(run: Run) -> dict[str, Any]:
     RunRecorder(run.pk).touch(stage="checking", progress_total=len(rules))
     judge = None
     if project.llm_key_id and project.judge_model:
-        with deps.llm_client(project, project.judge_model) as llm:
+        with deps.llm_client(project, project.judge_model, recorder=RunRecorder(run.pk)) as llm:
             judge = GatewayJudge(llm)
             report = check(rules, records, judge)
     else:
@@ -235,8 +299,10 @@ def execute_bench(run: Run) -> dict[str, Any]:
         model=project.exploration_model,
     )
 
+    state = deps.provider_state(project, recorder)  # one for every phase: a refusal is paid once per run
+
     def llm_factory(role: str) -> LLMClient:
-        client = deps.new_llm_client(project, project.exploration_model, budget=budget)
+        client = deps.new_llm_client(project, project.exploration_model, budget=budget, state=state)
         client.ledger.subscribe(progress.llm_call)
         return client
 
@@ -244,6 +310,8 @@ def execute_bench(run: Run) -> dict[str, Any]:
         result = run_bench(config, llm_factory, reporter=progress, cancel=cancel)
     except BenchCancelled:
         return _finish_cancelled(recorder, {})
+    finally:
+        deps.remember_capabilities(project, state)
     with transaction.atomic():
         for name, content in (
             (Artefact.Name.BENCH, result.data),

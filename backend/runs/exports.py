@@ -5,7 +5,6 @@ Everything is computed from the stored rows of one run, so an export is the same
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import statistics as stats
@@ -14,6 +13,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from engine.conversation import ErrorCode
+from engine.spreadsheet import csv_writer
 from runs.models import Artefact, Conversation, RuleResult, Run
 
 
@@ -137,7 +137,7 @@ def _bench_mutants(run: Run) -> list[dict[str, Any]]:
 
 def _csv(run: Run) -> str:
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv_writer(out)
     if run.kind == Run.Kind.BENCH:
         writer.writerow(["bot", "mutant", "operator", "status", "reasons", "description"])
         for m in _bench_mutants(run):

@@ -2,22 +2,26 @@
 
 `accounts` owns the keys and `workspace` the connectors; starting a job on one is a run, so it lives here and the
 arrows point down. Each answers 202 with the run, whose result the client follows like any other run's. Another
-user's key or connector is a 404, as in the lists.
+user's key or connector is a 404, as in the lists. Short jobs are capped per user (at once and per minute), so one
+user cannot hold the short-job worker.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.db import transaction
 from django.db.models import Model
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import APIView
 
-from accounts.models import LLMKey
+from accounts.models import LLMKey, User
 from runs import tasks
 from runs.models import Run
 from runs.serializers import RunSerializer
@@ -39,8 +43,29 @@ class ConnectorTestSerializer(serializers.Serializer[Any]):
     )
 
 
+class TooManyJobs(exceptions.APIException):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = "too_many_jobs"
+
+
+class JobsThrottle(UserRateThrottle):
+    scope = "jobs"
+
+
+SHORT_KINDS = (Run.Kind.PING, Run.Kind.KEY_TEST, Run.Kind.KEY_MODELS, Run.Kind.CONNECTOR_TEST)
+
+
 def _accepted(request: Request, kind: str, task: Any, run_input: dict[str, Any]) -> Response:
-    run = create_run(request.user, kind, task, run_input)
+    """Start a short job, unless the user already has PARLEY_SHORT_JOBS_PER_USER queued or running: counted
+    under a lock on the user, so a burst of requests cannot slip past the cap together."""
+    with transaction.atomic():
+        User.objects.select_for_update().filter(pk=request.user.pk).exists()
+        active = Run.objects.filter(owner=request.user, kind__in=SHORT_KINDS, status__in=Run.ACTIVE).count()
+        if active >= settings.SHORT_JOBS_PER_USER:
+            raise TooManyJobs(
+                f"You already have {active} key or connector tests running; wait until one finishes."
+            )
+        run = create_run(request.user, kind, task, run_input)
     return Response(RunSerializer(run).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -55,6 +80,8 @@ def _owned(model: type[Model], request: Request, pk: int) -> Any:
 
 
 class KeyTestView(APIView):
+    throttle_classes = (JobsThrottle,)
+
     @extend_schema(
         parameters=[_path_id("llm key")],
         request=None,
@@ -67,6 +94,8 @@ class KeyTestView(APIView):
 
 
 class KeyModelsView(APIView):
+    throttle_classes = (JobsThrottle,)
+
     @extend_schema(
         parameters=[_path_id("llm key")],
         request=None,
@@ -79,6 +108,8 @@ class KeyModelsView(APIView):
 
 
 class ConnectorTestView(APIView):
+    throttle_classes = (JobsThrottle,)
+
     @extend_schema(
         parameters=[_path_id("connector")],
         request=ConnectorTestSerializer,

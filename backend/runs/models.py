@@ -160,7 +160,9 @@ class Conversation(models.Model):
 
 class Artefact(models.Model):
     """A named result of a run: TRACER's model, report, graph, transcripts and usage; a bench's figures
-    (`bench`, what bench.json holds) and its Markdown `report`."""
+    (`bench`, what bench.json holds) and its Markdown `report`; a SENSEI run's `plan` (its seed, the date
+    it was planned for, the values invented for any() items and each profile's rows — what a resumed
+    attempt plans again)."""
 
     class Name(models.TextChoices):
         MODEL = "model"
@@ -169,6 +171,7 @@ class Artefact(models.Model):
         TRANSCRIPTS = "transcripts"
         USAGE = "usage"
         BENCH = "bench"
+        PLAN = "plan"
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artefacts")
     name = models.CharField(max_length=32, choices=Name.choices)

@@ -91,6 +91,10 @@ def _yaml_entries(archive: zipfile.ZipFile) -> list[tuple[str, str]]:
     for info in infos:
         name = info.filename
         is_link = (info.external_attr >> 16) & 0o170000 == 0o120000
+        if "\x00" in name:
+            raise exceptions.ValidationError(
+                {"file": ["Refused an entry whose name contains a NUL character."]}
+            )
         if name.startswith("/") or ".." in name.split("/") or is_link:
             raise exceptions.ValidationError(
                 {"file": [f"Refused entry {name!r} (absolute path, '..' or a link)."]}
@@ -98,9 +102,12 @@ def _yaml_entries(archive: zipfile.ZipFile) -> list[tuple[str, str]]:
         if info.is_dir() or not name.lower().endswith((".yml", ".yaml")) or "__report__" in name:
             continue
         try:
-            entries.append((name, archive.read(info).decode("utf-8")))
+            text = archive.read(info).decode("utf-8")
         except UnicodeDecodeError:
             raise exceptions.ValidationError({"file": [f"{name} is not UTF-8 text."]}) from None
+        if "\x00" in text:
+            raise exceptions.ValidationError({"file": [f"{name} contains a NUL character."]})
+        entries.append((name, text))
     return entries
 
 

@@ -122,6 +122,10 @@ class RunRecorder:
             RunEvent.Type.LOG, {"text": f"{profile.name}: {count} conversation(s) to run"}, owner_only=True
         )
 
+    def run_planned(self, plans: Any, seed: int, done: int) -> None:
+        total = sum(len(planned.conversations) for _, planned in plans)
+        self.touch(progress_total=total, progress_done=done, stage="simulating")
+
     def conversation_started(self, profile: Any, planned: Any) -> None:
         self.touch()
 
@@ -131,6 +135,8 @@ class RunRecorder:
             {
                 "conversation": record.id,
                 "profile": record.profile,
+                # Conversations run side by side: the live log labels each line with its profile and index.
+                "index": record.index,
                 "role": turn.role,
                 "text": turn.text[:MAX_TEXT],
             },

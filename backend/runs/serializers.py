@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from engine.bots.mutation import OPERATORS
+from engine.sensei import new_seed
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
 from workspace.models import Profile, Project, Rule
 
@@ -109,7 +110,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
     def get_params(self, run: Run) -> dict[str, Any]:
         """What the run was asked to do, without the snapshots' YAML text."""
         params = dict(run.input)
-        for key in ("profiles", "rules"):
+        for key in ("profiles", "rules", "personalities"):
             if isinstance(params.get(key), list):
                 params[key] = [{"id": item.get("id"), "name": item.get("name")} for item in params[key]]
         return params
@@ -172,7 +173,13 @@ class RunRequestSerializer(serializers.Serializer[Any]):
         missing = [name for name in ("sessions", "turns") if name not in attrs]
         if missing:
             raise serializers.ValidationError({name: ["This field is required."] for name in missing})
-        return {"sessions": attrs["sessions"], "turns": attrs["turns"]}
+        seed = attrs.get("seed")
+        # Drawn now when not given and stored with the run, so a resumed run keeps its seed (as the CLI's does).
+        return {
+            "sessions": attrs["sessions"],
+            "turns": attrs["turns"],
+            "seed": new_seed() if seed is None else seed,
+        }
 
     def _sensei(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
         ids = attrs.get("profiles") or []
@@ -187,11 +194,16 @@ class RunRequestSerializer(serializers.Serializer[Any]):
             raise serializers.ValidationError(
                 {"profiles": [f"Fix these profiles first: {', '.join(invalid)}."]}
             )
+        seed = attrs.get("seed")
         return {
-            # A snapshot: later edits of the profiles do not change what this run does.
+            # A snapshot: later edits of the profiles and personalities do not change what this run does.
             "profiles": [{"id": i, "name": found[i].name, "text": found[i].text} for i in dict.fromkeys(ids)],
+            "personalities": [
+                {"id": p.pk, "name": p.name, "text": p.text} for p in project.personalities.filter(valid=True)
+            ],
             "concurrency": attrs.get("concurrency", 4),
-            "seed": attrs.get("seed"),
+            # Drawn now when not given, so every attempt of the run (a resume too) plans the same conversations.
+            "seed": new_seed() if seed is None else seed,
         }
 
     def _check(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:

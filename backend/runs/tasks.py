@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
+from collections.abc import Callable
 from typing import Any
 
 from celery import shared_task
@@ -15,7 +16,7 @@ from engine.connectors import test_connection
 from engine.errors import ParleyError
 from engine.llm import list_models
 from runs import bookkeeping, deps, execution
-from runs.bookkeeping import over_user_cap, run_task
+from runs.bookkeeping import run_task
 from runs.models import Run
 from workspace.models import Connector
 
@@ -37,6 +38,10 @@ def _ask_for_models(run: Run) -> tuple[LLMKey, dict[str, Any]]:
         return key, {"ok": False, "message": exc.user_message, "models": [], "source": None}
     ok = models.source == "live"
     message = f"The key works: {len(models.models)} models available." if ok else (models.reason or "")
+    if ok:  # what the provider itself listed (never the curated fallback): the API checks model names with it
+        LLMKey.objects.filter(pk=key.pk).update(
+            models_seen=list(models.models), models_seen_at=timezone.now()
+        )
     return key, {"ok": ok, "message": message, "models": list(models.models), "source": models.source}
 
 
@@ -67,52 +72,57 @@ def connector_test(run: Run) -> dict[str, Any]:
     return result.model_dump(mode="json")
 
 
-_tracer, _sensei, _check, _bench = (
-    run_task(body)
-    for body in (
-        execution.execute_tracer,
-        execution.execute_sensei,
-        execution.execute_check,
-        execution.execute_bench,
-    )
-)
-
-
-def _capped(task: Any, run_id: int, body: Any) -> None:
+def _capped(task: Any, run_id: int, body: Callable[[Run], dict[str, Any]]) -> None:
     """Long runs wait (queued) while their owner already has the allowed number running."""
-    if over_user_cap(run_id):
-        task.apply_async((run_id,), countdown=10)
+    try:
+        claimed = bookkeeping.start_within_cap(run_id)
+    except Exception:
+        logger.exception("Could not claim run %s", run_id)
         return
-    body(run_id)
+    if isinstance(claimed, bookkeeping.AtCap):
+        task.apply_async((run_id,), countdown=10)
+        # The run's message is alive (this re-publication): the reaper need not publish it again.
+        Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(heartbeat_at=timezone.now())
+        return
+    if claimed is not None:
+        bookkeeping.execute(claimed, body)
 
 
 @shared_task(name="runs.tracer", bind=True)
 def tracer(self: Any, run_id: int) -> None:
-    _capped(self, run_id, _tracer)
+    _capped(self, run_id, execution.execute_tracer)
 
 
 @shared_task(name="runs.sensei", bind=True)
 def sensei(self: Any, run_id: int) -> None:
-    _capped(self, run_id, _sensei)
+    _capped(self, run_id, execution.execute_sensei)
 
 
 @shared_task(name="runs.check", bind=True)
 def check(self: Any, run_id: int) -> None:
-    _capped(self, run_id, _check)
+    _capped(self, run_id, execution.execute_check)
 
 
 @shared_task(name="runs.bench", bind=True)
 def bench(self: Any, run_id: int) -> None:
-    _capped(self, run_id, _bench)
+    _capped(self, run_id, execution.execute_bench)
 
 
 TASKS = {Run.Kind.TRACER: tracer, Run.Kind.SENSEI: sensei, Run.Kind.CHECK: check, Run.Kind.BENCH: bench}
+# Every kind of run, for the reaper: it may need to publish any queued run again.
+JOBS = {
+    **TASKS,
+    Run.Kind.PING: ping,
+    Run.Kind.KEY_TEST: key_test,
+    Run.Kind.KEY_MODELS: key_models,
+    Run.Kind.CONNECTOR_TEST: connector_test,
+}
 
 
 @shared_task(name="runs.reap")
 def reap() -> dict[str, int]:
     """Periodic (Celery beat): runs whose worker stopped sending signs of life are resumed or failed."""
-    return bookkeeping.reap_stale_runs(TASKS)
+    return bookkeeping.reap_stale_runs(JOBS)
 
 
 @task_failure.connect
@@ -131,7 +141,7 @@ def on_task_failure(
             bookkeeping.fail(int(args[0]), "time_limit", bookkeeping.time_limit_message())
         else:
             bookkeeping.requeue_or_fail(
-                int(args[0]), TASKS, "The worker running this run stopped unexpectedly. Start the run again."
+                int(args[0]), JOBS, "The worker running this run stopped unexpectedly. Start the run again."
             )
     except Exception:
         logger.exception("Could not record the failure of run %s", args[0])

@@ -3,6 +3,7 @@ from rest_framework.routers import SimpleRouter
 
 from runs.jobs import ConnectorTestView, KeyModelsView, KeyTestView
 from runs.projects import ImportView, ModelDiffView
+from runs.streams import run_stream, runs_stream
 from runs.views import ProjectRunsView, RunViewSet
 
 router = SimpleRouter()
@@ -15,5 +16,8 @@ urlpatterns = [
     path("projects/<int:project_id>/runs/", ProjectRunsView.as_view(), name="project-runs"),
     path("projects/<int:project_id>/diff/", ModelDiffView.as_view(), name="project-diff"),
     path("projects/<int:project_id>/import/", ImportView.as_view(), name="project-import"),
+    # Live updates (Server-Sent Events): nginx routes /api/stream/ to the ASGI process.
+    path("stream/runs/", runs_stream, name="runs-stream"),
+    path("stream/runs/<int:run_id>/", run_stream, name="run-stream"),
     *router.urls,
 ]

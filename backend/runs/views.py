@@ -187,6 +187,12 @@ class RunViewSet(
             OpenApiParameter("profile", str, required=False),
             OpenApiParameter("has_errors", bool, required=False),
             OpenApiParameter("error_code", int, required=False),
+            OpenApiParameter(
+                "record",
+                str,
+                required=False,
+                description="A conversation's record id (what check results name): that conversation only.",
+            ),
         ],
         responses=ConversationListSerializer(many=True),
         summary="The run's conversations (SENSEI)",
@@ -195,6 +201,8 @@ class RunViewSet(
     def conversations(self, request: Request, pk: str | None = None) -> Response:
         rows = Conversation.objects.filter(run=self.get_object())
         params = request.query_params
+        if params.get("record"):
+            rows = rows.filter(record__id=params["record"][:200])
         if params.get("profile"):
             rows = rows.filter(profile=params["profile"])
         if params.get("has_errors") in ("true", "false"):
@@ -212,12 +220,13 @@ class RunViewSet(
 
     @extend_schema(
         responses=ArtefactSerializer,
-        summary="An artefact: TRACER's model, report, graph, transcripts or usage; a bench's bench or report",
+        summary="An artefact: TRACER's model, report, graph, transcripts or usage; a bench's bench or report; "
+        "a SENSEI run's plan",
     )
     @action(
         detail=True,
         methods=["get"],
-        url_path=r"artefacts/(?P<name>model|report|graph|transcripts|usage|bench)",
+        url_path=r"artefacts/(?P<name>model|report|graph|transcripts|usage|bench|plan)",
     )
     def artefact(self, request: Request, pk: str | None = None, name: str | None = None) -> Response:
         return Response(

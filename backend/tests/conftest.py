@@ -77,7 +77,8 @@ def worker_process(name: str) -> Iterator[str]:
                 "parley",
                 "worker",
                 "-Q",
-                os.environ["PARLEY_CELERY_QUEUE"],
+                # Both lanes in one test worker: long runs and short jobs (settings.CELERY_SHORT_QUEUE).
+                f"{os.environ['PARLEY_CELERY_QUEUE']},{os.environ['PARLEY_CELERY_QUEUE']}-short",
                 "-n",
                 node,
                 "--concurrency",
@@ -120,6 +121,7 @@ def celery_worker(django_db_setup, django_db_blocker) -> Iterator[str]:
     finally:
         with app.connection_for_write() as conn:
             conn.default_channel.queue_delete(queue)
+            conn.default_channel.queue_delete(f"{queue}-short")
 
 
 def wait_for(predicate, seconds: float = 30.0, interval: float = 0.2):

@@ -1,4 +1,9 @@
-"""schemathesis generates requests from our OpenAPI schema; no operation may answer with a server error."""
+"""schemathesis generates requests from our OpenAPI schema; no operation may answer with a server error.
+
+`make test` tries a few examples per operation; `make fuzz` (PARLEY_FUZZ_EXAMPLES=200) the long pass.
+"""
+
+import os
 
 import pytest
 import schemathesis
@@ -22,6 +27,10 @@ def token(db):
 
 
 @schema.parametrize()
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=int(os.environ.get("PARLEY_FUZZ_EXAMPLES", "4")),
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
 def test_no_operation_answers_with_a_server_error(case, token):
     case.call_and_validate(headers={"Authorization": f"Token {token}"}, checks=[not_a_server_error])

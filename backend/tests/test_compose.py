@@ -26,13 +26,24 @@ NGINX_DOCKERFILE = REPO / "nginx" / "Dockerfile"
 ENTRYPOINT = REPO / "backend" / "docker-entrypoint.sh"
 RABBITMQ_CONF = REPO / "docker" / "rabbitmq.conf"
 
-STACK_SERVICES = {"nginx", "backend", "worker", "beat", "migrate", "postgres", "rabbitmq"}
-BACKEND_SERVICES = ("backend", "worker", "beat")
+STACK_SERVICES = {
+    "nginx",
+    "backend",
+    "stream",
+    "worker",
+    "worker-short",
+    "beat",
+    "migrate",
+    "postgres",
+    "rabbitmq",
+}
+BACKEND_SERVICES = ("backend", "stream", "worker", "worker-short", "beat")
 ONE_SHOT = {"migrate"}
 SECRET_VARIABLES = ("PARLEY_SECRET_KEY", "PARLEY_FERNET_KEYS", "POSTGRES_PASSWORD", "RABBITMQ_DEFAULT_PASS")
 PRODUCTION_PLACEHOLDERS = {
     "PARLEY_LISTEN",
     "PARLEY_UPSTREAM",
+    "PARLEY_STREAM_UPSTREAM",
     "PARLEY_SPA_ROOT",
     "PARLEY_STATIC_ROOT",
     "PARLEY_RUNTIME_DIR",
@@ -195,6 +206,19 @@ def test_nginx_waits_for_a_healthy_backend(compose: dict[str, Any]) -> None:
     assert compose["services"]["nginx"]["depends_on"]["backend"]["condition"] == "service_healthy"
 
 
+def test_live_updates_have_an_asgi_process_that_nginx_routes_streams_to(compose: dict[str, Any]) -> None:
+    # D3: open streams must not hold gunicorn's few sync workers, so uvicorn serves them, and nginx sends it
+    # /api/stream/ (nginx/nginx*.conf) at the address the compose file gives.
+    stream = compose["services"]["stream"]
+    command = command_text(stream)
+    assert command.startswith("uvicorn parley.asgi:application")
+    assert "--host 0.0.0.0 --port 8001" in command
+    assert "8001" in " ".join(stream["healthcheck"]["test"])
+    nginx = compose["services"]["nginx"]
+    assert environment(nginx)["PARLEY_STREAM_UPSTREAM"] == "stream:8001"
+    assert nginx["depends_on"]["stream"]["condition"] == "service_healthy"
+
+
 @pytest.mark.parametrize(
     ("service", "data_dir"), [("postgres", "/var/lib/postgresql/data"), ("rabbitmq", "/var/lib/rabbitmq")]
 )
@@ -219,7 +243,14 @@ def test_beat_keeps_its_schedule_on_a_named_volume(compose: dict[str, Any]) -> N
 def test_worker_consumes_the_configured_queue(compose: dict[str, Any]) -> None:
     command = command_text(compose["services"]["worker"])
     assert command.startswith("celery -A parley worker")
-    assert "-Q ${PARLEY_CELERY_QUEUE:-parley}" in command
+    assert "-Q ${PARLEY_CELERY_QUEUE:-parley} " in command
+
+
+def test_short_jobs_have_a_worker_of_their_own(compose: dict[str, Any]) -> None:
+    command = command_text(compose["services"]["worker-short"])
+    assert command.startswith("celery -A parley worker")
+    assert "-Q ${PARLEY_CELERY_QUEUE:-parley}-short " in command
+    assert "--pool threads" in command
 
 
 def test_rabbitmq_loads_the_raised_consumer_timeout(compose: dict[str, Any]) -> None:

@@ -19,16 +19,18 @@ pytestmark = pytest.mark.integration
 
 
 def free_port_pair() -> int:
+    """A free port whose neighbours for gunicorn (+1) and the live-update streams (+3) are free too."""
     while True:
         with socket.socket() as first:
             first.bind(("127.0.0.1", 0))
             port = first.getsockname()[1]
-        with socket.socket() as second:
-            try:
-                second.bind(("127.0.0.1", port + 1))
-                return port
-            except OSError:
-                continue
+        try:
+            for offset in (1, 3):
+                with socket.socket() as other:
+                    other.bind(("127.0.0.1", port + offset))
+            return port
+        except OSError:
+            continue
 
 
 def call(base: str, method: str, path: str, body: dict | None = None, token: str | None = None):
@@ -93,6 +95,18 @@ def test_embedded_mode_serves_the_api_and_runs_jobs_without_postgres_or_rabbitmq
         assert status == 201, session
         status, run = call(base, "POST", "/api/runs/ping/", {"message": "sqlite"}, token=session["token"])
         assert status == 201, run
+        # Live updates without NOTIFY: the stream looks again every second, and tells the run's end.
+        stream = urllib.request.Request(
+            f"{base}/api/stream/runs/{run['id']}/", headers={"Authorization": f"Token {session['token']}"}
+        )
+        with urllib.request.urlopen(stream, timeout=60) as response:
+            assert response.headers["Content-Type"].startswith("text/event-stream")
+            lines = []
+            for raw in response:
+                lines.append(raw.decode().rstrip("\n"))
+                if lines[-1] == "event: end":
+                    break
+        assert "event: end" in lines, lines
         deadline = time.monotonic() + 60
         while run["status"] in ("queued", "running") and time.monotonic() < deadline:
             time.sleep(0.5)

@@ -23,6 +23,22 @@ def test_headers_are_not_dropped_by_add_header_inside_locations():
     assert "add_header" not in locations
 
 
+def test_streams_go_to_the_asgi_process_unbuffered_with_a_long_read_timeout():
+    text = NGINX_TEMPLATE.read_text()
+    start = text.index("location /api/stream/ {")
+    stream = text[start : text.index("}", start)]
+    assert "proxy_pass http://parley_stream;" in stream
+    assert "proxy_buffering off;" in stream
+    assert "proxy_read_timeout 1h;" in stream
+    assert "server ${PARLEY_STREAM_UPSTREAM};" in text
+    # Only the stream location: the rest of the API keeps buffering and its short timeout.
+    assert text.count("proxy_buffering off;") == 1
+    dev = (NGINX_TEMPLATE.parent / "nginx.dev.conf").read_text()
+    dev_stream = dev[dev.index("location ^~ /api/stream/ {") :].split("\n        }")[0]
+    assert "proxy_pass http://${PARLEY_STREAM_UPSTREAM};" in dev_stream
+    assert "proxy_buffering off;" in dev_stream
+
+
 def test_rendered_config_is_accepted_by_nginx(tmp_path: Path):
     if not shutil.which("nginx"):
         pytest.skip("nginx is not installed (.ci/run installs it)")
@@ -30,6 +46,7 @@ def test_rendered_config_is_accepted_by_nginx(tmp_path: Path):
         {
             "PARLEY_LISTEN": "127.0.0.1:18999",
             "PARLEY_UPSTREAM": "127.0.0.1:18998",
+            "PARLEY_STREAM_UPSTREAM": "127.0.0.1:18997",
             "PARLEY_SPA_ROOT": str(tmp_path),
             "PARLEY_STATIC_ROOT": str(tmp_path),
             "PARLEY_RUNTIME_DIR": str(tmp_path),

@@ -80,3 +80,35 @@ def test_two_workers_on_one_queue_run_six_runs_each_exactly_once(celery_worker, 
     for run_id in ids:
         assert Conversation.objects.filter(run_id=run_id).count() == 1
         assert Run.objects.get(pk=run_id).attempts == 0
+
+
+def test_a_run_whose_whole_worker_is_killed_resumes_or_ends_within_a_minute(auth_api, project):
+    """The worker (main process and pool child) dies at once, as under an OOM kill: no failure signal is sent,
+    only the missing heartbeat tells. The reaper, as beat runs it, must act within 60 s of the death."""
+    import time
+
+    from runs import bookkeeping
+    from runs.bookkeeping import reap_stale_runs
+    from runs.tasks import JOBS
+
+    with worker_process("doomed") as node:
+        run_id = start(auth_api, project, kind="tracer", sessions=6, turns=4).json()["id"]
+        assert wait_for(lambda: Run.objects.get(pk=run_id).status == Run.Status.RUNNING, seconds=60)
+        child = wait_for(lambda: _worker_pid_running(run_id), seconds=10)
+        main = app.control.inspect(destination=[node], timeout=2.0).stats()[node]["pid"]
+        for pid in (child, main):
+            os.kill(pid, signal.SIGKILL)
+        died = time.monotonic()
+
+    def ended_or_requeued():
+        reap_stale_runs(JOBS)  # what Celery beat does every REAP_EVERY_S
+        run = Run.objects.get(pk=run_id)
+        # Requeued (attempts 1) — and maybe already taken again by the session's worker — or ended.
+        return run if run.attempts >= 1 or run.status not in Run.ACTIVE else None
+
+    run = wait_for(ended_or_requeued, seconds=70, interval=5)
+    assert run, "the run was still 'running' on its dead worker 70 s after the worker died"
+    assert time.monotonic() - died <= 60 + 5  # one reaper interval of slack for this polling loop
+    assert run.attempts == 1  # TRACER resumes from its checkpoint rather than failing
+    assert run.status in (Run.Status.QUEUED, Run.Status.RUNNING, Run.Status.SUCCEEDED)
+    bookkeeping.cancel(run_id)  # whichever worker picks it up next stops; nothing else to check here

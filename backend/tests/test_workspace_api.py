@@ -3,6 +3,7 @@
 import pytest
 
 from runs.models import Run
+from tests.engine.test_yamlguard import billion_laughs
 from tests.factories import UserFactory
 from workspace.models import Connector, Profile
 
@@ -259,12 +260,16 @@ def test_a_connection_test_refuses_a_bad_message_before_anything_is_queued(
     assert not Run.objects.filter(kind=Run.Kind.CONNECTOR_TEST).exists()
 
 
-def test_yaml_with_aliases_is_refused(auth_api, project):
-    response = auth_api.post(
-        f"/api/projects/{project['id']}/rules/", {"text": "a: &x [1]\nb: *x\n"}, format="json"
-    ).json()
-    assert response["valid"] is False
-    assert "aliases" in response["problems"][0]["message"]
+def test_yaml_whose_aliases_expand_too_far_is_refused_with_its_line(auth_api, project):
+    rule = auth_api.post(f"/api/projects/{project['id']}/rules/", {"text": billion_laughs()}, format="json")
+    assert rule.json()["valid"] is False
+    assert rule.json()["problems"][0]["line"] == 6
+    assert "more than 10,000 values" in rule.json()["problems"][0]["message"]
+    # The connector file of the report: 417 bytes that held a gunicorn worker until it was killed.
+    connector = auth_api.post("/api/connectors/validate/", {"yaml": billion_laughs()}, format="json")
+    assert connector.status_code == 200
+    assert connector.json()["valid"] is False
+    assert connector.json()["problems"][0]["line"] == 6
 
 
 def test_rules_and_personalities(auth_api, project):

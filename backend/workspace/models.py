@@ -80,6 +80,16 @@ class Project(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def model_warnings(self, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
+        """Warnings for the project's models (and `extra` ones, e.g. the profiles' `llm.model`) that its key's
+        provider did not list (decision D7): a warning, never a refusal — the list may be out of date."""
+        key = self.llm_key
+        if key is None:
+            return []
+        chosen = [self.exploration_model, self.profile_model, self.judge_model, *extra]
+        warnings = (key.model_warning(model) for model in dict.fromkeys(m for m in chosen if m))
+        return [warning for warning in warnings if warning]
+
 
 class Document(models.Model):
     """A YAML document of a project, stored with the result of its last validation."""

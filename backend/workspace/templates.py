@@ -43,13 +43,16 @@ conversation:
 
 RULE = """\
 # A SENSEI-check rule: for every conversation where `when` and `if` hold, `then` must be true.
-name: price_is_reported
-description: Every completed order tells the user its price.
+# It names only built-ins, so it is valid in any project. Your profiles' variables and outputs are there too,
+# as inputs.<name> and outputs.<name> (e.g. `then: outputs.price is not None`): names no profile defines are
+# reported when you save.
+name: no_empty_replies
+description: The chatbot never sends an empty message.
 active: true
 conversations: 1
-when: outputs.price is not None or 'order' in ' '.join(chatbot_phrases).lower()
-then: outputs.price is not None
-on-error: "No price was given for a {inputs.size} pizza"
+when: len(chatbot_phrases) > 0
+then: all(len(phrase.strip()) > 0 for phrase in chatbot_phrases)
+on-error: The chatbot sent an empty message.
 """
 
 PERSONALITY = """\

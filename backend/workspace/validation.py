@@ -2,7 +2,7 @@
 
 Every result has one shape for the API and the editor: `valid`, a list of problems
 `{severity, message, line, column, path, hint}` and a warning count. The size, node and alias limits of
-engine.yamlguard apply first, so no validator ever parses an oversized or alias-laden document.
+engine.yamlguard apply first, so no validator ever parses an oversized, too deep or alias-bomb document.
 """
 
 from __future__ import annotations

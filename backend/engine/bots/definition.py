@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -38,6 +37,7 @@ from engine.bots.formula import FormulaError, Node, names_used, parse_formula
 from engine.bots.phrases import KEYS as PHRASE_KEYS
 from engine.errors import ParleyError
 from engine.yamldata import plain
+from engine.yamlguard import YAMLRefused, load_yaml
 
 SLOT_TYPES = ("enum", "int", "float", "date", "time", "string", "email", "phone")
 LANGUAGES = ("en", "es")
@@ -290,9 +290,10 @@ def definition_data(text: str, *, source: str) -> dict[str, Any]:
 
 
 def _read(text: str, source: str) -> CommentedMap:
-    yaml = YAML(typ="rt")
     try:
-        document = yaml.load(text)
+        document = load_yaml(text)
+    except YAMLRefused as exc:
+        raise DefinitionError(source, "", exc.user_message, exc.line) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "not valid YAML"

@@ -10,13 +10,14 @@ Exit code: 0 when every rule passed or did not apply, 1 when one failed or error
 
 from __future__ import annotations
 
-import csv
 import io
 import xml.etree.ElementTree as ET
 from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+from engine.spreadsheet import csv_writer
 
 DEFAULT_MAX_LISTED = 200
 
@@ -145,7 +146,7 @@ class CheckReport(BaseModel):
     def to_csv(self) -> str:
         """One row per rule: rule, conversations, checks, passed, failed, not_applicable, errors, fail_rate."""
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv_writer(out, lineterminator="\n")
         writer.writerow(
             [
                 "rule",
@@ -179,7 +180,7 @@ class CheckReport(BaseModel):
     def failures_csv(self) -> str:
         """One row per listed failure or error: rule, outcome, conversations, reason, message."""
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv_writer(out, lineterminator="\n")
         writer.writerow(["rule", "outcome", "conversations", "reason", "message"])
         for rule in self.rules:
             for result in rule.results:

@@ -36,6 +36,7 @@ from ruamel.yaml.scalarstring import (
 
 from engine.check.errors import CheckError, RuleError, SandboxSyntaxError
 from engine.check.sandbox import Program, SandboxLimits, compile_rule_code
+from engine.yamlguard import YAMLRefused, guard_yaml
 
 EXPRESSION_FIELDS = ("when", "if", "then", "on_error")
 _KEYS = (
@@ -196,6 +197,10 @@ def _position(mapping: Any, key: str, *, value: bool) -> tuple[int | None, int |
 
 def parse_rule(text: str, *, file: str | None = None, limits: SandboxLimits | None = None) -> Rule:
     """Validate one rule file's text; raises RuleError with the line and column of the first problem."""
+    try:
+        guard_yaml(text)
+    except YAMLRefused as exc:
+        raise RuleError(exc.user_message, file=file, line=exc.line, column=exc.column) from None
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     try:

@@ -1,7 +1,8 @@
 """Chatbot connectors: how Parley talks to the chatbot under test, whatever its technology.
 
 Owns the `Connector` contract and its data (`base.py`), the error hierarchy (`errors.py`), HTTP with retries
-and error classification through the egress guard (`transport.py`), request templating (`templating.py`),
+(429/503 waited out as the chatbot asks) and error classification through the egress guard (`transport.py`),
+the pace kept toward each chatbot (`pacing.py`: least interval between requests, most conversations at once), request templating (`templating.py`),
 reply paths (`paths.py`), the technologies (`technologies/`) and their registry (`registry.py`), connector
 files (`files.py`), the one-round-trip check (`check.py`), and protocol fakes for tests (`testing/`).
 Callers build an `EgressGuard` from their own configuration and pass it in; nothing here reads the environment.
@@ -14,6 +15,7 @@ from engine.connectors.check import ConnectionTestResult, test_connection
 from engine.connectors.errors import (
     ChatbotHTTPError,
     ChatbotProtocolError,
+    ChatbotRateLimited,
     ChatbotTimeout,
     ChatbotUnavailable,
     ConnectorConfigError,
@@ -37,6 +39,7 @@ __all__ = [
     "Button",
     "ChatbotHTTPError",
     "ChatbotProtocolError",
+    "ChatbotRateLimited",
     "ChatbotTimeout",
     "ChatbotUnavailable",
     "ConnectionTestResult",

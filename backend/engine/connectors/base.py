@@ -41,12 +41,15 @@ class BotReply(BaseModel):
     """Everything the chatbot produced in answer to one user turn (or spontaneously, for a greeting).
 
     `messages` are the separate bubbles in order (possibly none: a silent bot); `raw` is the decoded response
-    body as received, kept for debugging and reports; `latency_s` is the wall time of the turn."""
+    body as received, kept for debugging and reports; `latency_s` is the wall time of the turn; `ended` is set
+    when the chatbot's protocol says this reply closed the conversation (a session-ended event, a final
+    state)."""
 
     messages: list[str] = Field(default_factory=list)
     buttons: list[Button] = Field(default_factory=list)
     raw: JsonValue = None
     latency_s: float = 0.0
+    ended: bool = False
 
     @property
     def text(self) -> str:
@@ -56,11 +59,17 @@ class BotReply(BaseModel):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how patiently retryable steps are repeated (exponential back-off with jitter)."""
+    """How often and how patiently retryable steps are repeated (exponential back-off with jitter).
+
+    A chatbot that answers 429 or 503 asked to be called later, so that request is sent again — a user turn
+    too, since the chatbot refused it without processing it — after its `Retry-After` (else the back-off), up
+    to `rate_limit_retries` times; a `Retry-After` longer than `max_retry_after_s` is not waited for."""
 
     attempts: int = 3
     first_wait_s: float = 1.0
     max_wait_s: float = 10.0
+    rate_limit_retries: int = 3
+    max_retry_after_s: float = 60.0
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ field involved. The classes say *whose* problem it is:
 - `ChatbotUnavailable`: nothing answered (connection refused, DNS failure, connection dropped) — infrastructure.
 - `ChatbotTimeout`: the request reached the chatbot but no reply came in time — a finding about the chatbot.
 - `ChatbotHTTPError`: the chatbot answered with an HTTP error status; `status` says which (5xx: a finding).
+- `ChatbotRateLimited` (a `ChatbotHTTPError`): it kept answering 429 or 503 after Parley waited as asked —
+  it refused the load, which says nothing about its behaviour: the conversation is inconclusive.
 - `ChatbotProtocolError`: a reply arrived but is not what the technology promises (HTML, bad JSON, no text at
   the configured path) — usually a wrong connector setting, sometimes a broken chatbot.
 - `SessionLost`: the chatbot no longer knows the conversation (e.g. it restarted) — infrastructure.
@@ -60,6 +62,16 @@ class ChatbotHTTPError(ConnectorError):
         super().__init__(user_message)
         self.status = status
         self.body_excerpt = body_excerpt
+
+
+class ChatbotRateLimited(ChatbotHTTPError):
+    code = "chatbot_rate_limited"
+
+    def __init__(
+        self, user_message: str, *, status: int, retry_after_s: float | None = None, body_excerpt: str = ""
+    ) -> None:
+        super().__init__(user_message, status=status, body_excerpt=body_excerpt)
+        self.retry_after_s = retry_after_s
 
 
 class ChatbotProtocolError(ConnectorError):

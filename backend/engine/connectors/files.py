@@ -19,6 +19,7 @@ from engine.connectors.errors import ConnectorConfigError
 from engine.connectors.registry import ConnectorConfig, get_technology, validate_config
 from engine.connectors.technology import Location
 from engine.yamldata import plain
+from engine.yamlguard import YAMLRefused, load_yaml
 
 MAX_FILE_BYTES = 1_000_000
 
@@ -43,9 +44,13 @@ def _locator(root: CommentedMap) -> Any:
 
 def parse_connector_yaml(text: str, *, source: str = "connector file") -> ConnectorConfig:
     """Parse and validate a connector file's text; `source` names it in messages."""
-    yaml = YAML(typ="rt")
     try:
-        document = yaml.load(text)
+        document = load_yaml(text)
+    except YAMLRefused as exc:
+        where = f"line {exc.line}, column {exc.column}: " if exc.line else ""
+        raise ConnectorConfigError(
+            f"{source}: {where}{exc.user_message}", line=exc.line, column=exc.column
+        ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

@@ -86,4 +86,4 @@ def create_connector(
         config = ConnectorConfig.from_mapping(config)
     technology = get_technology(config.technology)
     context = ConnectorContext(guard=guard, retry=retry or RetryPolicy())
-    return technology.factory(technology.validate(config.params), context)
+    return technology.create(config.params, context)

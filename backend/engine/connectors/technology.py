@@ -4,20 +4,26 @@ The settings model is the single source of truth. Parameters for forms and for `
 the JSON Schema and validation all derive from it, so they cannot drift apart. Secret parameters are
 `SecretStr` fields (JSON Schema `writeOnly`), which the platform stores encrypted and never echoes back.
 Every settings model forbids unknown keys, so a typo is reported instead of silently ignored.
+
+Every technology also takes the pacing parameters (`pacing.Pacing`: `min_interval_s`, `max_sessions`): they
+are appended to its settings model (`Technology.model`), so they appear last in forms and schemas, are stored
+with the connector, and `create` wraps the connector in the chatbot's shared pacer.
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError, create_model
 
 from engine.connectors.base import Connector, ConnectorContext
 from engine.connectors.errors import ConnectorConfigError
+from engine.connectors.pacing import PACING_FIELDS, Pacing, paced, pacer_key
 
 Location = tuple[int, int]
 Locator = Callable[[tuple[str | int, ...]], Location | None]
@@ -57,6 +63,22 @@ def _schema_type(prop: Mapping[str, Any]) -> tuple[str, bool]:
     return "any", secret
 
 
+@functools.cache
+def _with_pacing(settings: type[TechnologySettings]) -> type[TechnologySettings]:
+    """`settings` with the pacing parameters appended (a subclass, so factories accept it unchanged)."""
+    if all(name in settings.model_fields for name in PACING_FIELDS):
+        return settings
+    fields: dict[str, Any] = {name: (info.annotation, info) for name, info in Pacing.model_fields.items()}
+    model: type[TechnologySettings] = create_model(
+        settings.__name__,
+        __base__=settings,
+        __module__=settings.__module__,
+        __doc__=settings.__doc__,
+        **fields,
+    )
+    return model
+
+
 def _field_name(loc: tuple[str | int, ...]) -> str:
     return ".".join(str(part) for part in loc) or "(top level)"
 
@@ -69,8 +91,13 @@ class Technology(Generic[S]):
     factory: Callable[[S, ConnectorContext], Connector]
     example: dict[str, JsonValue] = field(default_factory=dict)
 
+    @property
+    def model(self) -> type[S]:
+        """The settings model with the pacing parameters: what is validated and what forms show."""
+        return _with_pacing(self.settings)  # type: ignore[return-value]
+
     def parameters(self) -> list[Parameter]:
-        schema = self.settings.model_json_schema()
+        schema = self.model.model_json_schema()
         required = set(schema.get("required", []))
         result = []
         for name, prop in schema.get("properties", {}).items():
@@ -88,7 +115,7 @@ class Technology(Generic[S]):
         return result
 
     def json_schema(self) -> dict[str, Any]:
-        schema = self.settings.model_json_schema()
+        schema = self.model.model_json_schema()
         schema["title"] = self.name
         schema["description"] = self.description
         return schema
@@ -97,17 +124,19 @@ class Technology(Generic[S]):
         """The validated settings, or one `ConnectorConfigError` naming every bad field (and its position in the
         connector file when `locate` can find it)."""
         try:
-            return self.settings.model_validate(dict(params))
+            return self.model.model_validate(dict(params))
         except ValidationError as exc:
             raise self._config_error(exc, locate, source) from None
 
     def create(self, params: Mapping[str, Any], context: ConnectorContext) -> Connector:
-        return self.factory(self.validate(params), context)
+        """A live connector behind the pacer of the chatbot it talks to."""
+        settings = self.validate(params)
+        return paced(self.factory(settings, context), settings, pacer_key(self.name, params))
 
     def _config_error(
         self, exc: ValidationError, locate: Locator | None, source: str
     ) -> ConnectorConfigError:
-        known = list(self.settings.model_fields)
+        known = list(self.model.model_fields)
         lines: list[str] = []
         first: tuple[str, Location | None] | None = None
         for error in exc.errors():
@@ -153,4 +182,16 @@ def _check_base_url(value: str) -> str:
 
 
 BaseUrl = Annotated[str, AfterValidator(_check_base_url)]
+
+
+def _check_page_url(value: str) -> str:
+    """A web page's address (sent as Origin/Referer): like a base URL, but a query or fragment is allowed."""
+    value = value.strip()
+    url = urlsplit(value)
+    if url.scheme not in ("http", "https") or not url.hostname:
+        raise ValueError(f"{value!r} must be an http:// or https:// URL with a host name")
+    return value
+
+
+PageUrl = Annotated[str, AfterValidator(_check_page_url)]
 Seconds = Annotated[float, Field(gt=0, le=3600)]

@@ -7,6 +7,11 @@ Every request goes through `engine.egress.guarded_client`, so the egress guard v
 - `phase="turn"` (a user turn): retried only when the connection could not be made, i.e. the request never
   left; a timeout or an error status after that is reported, never repeated.
 
+In both phases a 429 or 503 answer is the chatbot refusing the load, not processing the request: it is sent
+again after the answer's `Retry-After` (seconds or an HTTP date; without one, the back-off), at most
+`RetryPolicy.rate_limit_retries` times. If the refusals persist, or the chatbot asks for a longer wait than
+`max_retry_after_s`, `ChatbotRateLimited` says so (an inconclusive conversation, never a chatbot fault).
+
 `check_status` and `decode_json` turn what came back into the classes of `errors.py`, with messages that name
 the URL (without its query string, which may carry a token).
 """
@@ -17,6 +22,8 @@ import json
 import re
 import time
 from collections.abc import Callable, Collection, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 import httpx
@@ -27,6 +34,7 @@ from engine.connectors.base import ConnectorContext
 from engine.connectors.errors import (
     ChatbotHTTPError,
     ChatbotProtocolError,
+    ChatbotRateLimited,
     ChatbotTimeout,
     ChatbotUnavailable,
     ConnectorConfigError,
@@ -36,6 +44,7 @@ from engine.egress import guarded_client
 
 Phase = Literal["open", "turn"]
 Response = httpx.Response
+RATE_LIMITED = (429, 503)
 EXCERPT_CHARS = 300
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]+>")
@@ -135,10 +144,46 @@ def decode_json(response: httpx.Response) -> JsonValue:
     return value
 
 
+def retry_after_s(response: httpx.Response, *, now: datetime | None = None) -> float | None:
+    """The wait a `Retry-After` header asks for, in seconds (0 for a date in the past); None without one."""
+    value = response.headers.get("retry-after", "").strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
 class _RetryableStatus(Exception):
     def __init__(self, response: httpx.Response) -> None:
         super().__init__(response.status_code)
         self.response = response
+
+
+def _rate_limited(
+    response: httpx.Response, retries: int, asked: float | None, longest_wait: float
+) -> ChatbotRateLimited:
+    status = response.status_code
+    url = display_url(response.request.url)
+    if asked is not None and asked > longest_wait:
+        why = f"asked to wait {asked:g} s, longer than the {longest_wait:g} s Parley waits"
+    else:
+        why = f"still refused after {retries} {'retry' if retries == 1 else 'retries'}"
+    return ChatbotRateLimited(
+        f"The chatbot at {url} refused the load (HTTP {status}: {error_detail(response)}); {why}. Lower the "
+        "connector's pace (min_interval_s, max_sessions) or the run's concurrency.",
+        status=status,
+        retry_after_s=asked,
+        body_excerpt=excerpt(response.text),
+    )
 
 
 def _never_left(exc: BaseException) -> bool:
@@ -201,7 +246,8 @@ class HttpChannel:
 
         def attempt() -> httpx.Response:
             response = self._client.request(method, url, **kwargs)
-            if phase == "open" and (response.status_code == 429 or response.status_code >= 500):
+            status = response.status_code
+            if phase == "open" and status >= 500 and status not in RATE_LIMITED:
                 raise _RetryableStatus(response)
             return response
 
@@ -215,12 +261,23 @@ class HttpChannel:
             sleep=self._sleep,
             reraise=True,
         )
-        try:
-            return retrying(attempt)
-        except _RetryableStatus as last:
-            return last.response
-        except httpx.HTTPError as exc:
-            raise _classify(exc, display_url(url), seconds) from None
+        refusals = 0
+        while True:
+            try:
+                response = retrying(attempt)
+            except _RetryableStatus as last:
+                return last.response
+            except httpx.HTTPError as exc:
+                raise _classify(exc, display_url(url), seconds) from None
+            if response.status_code not in RATE_LIMITED:
+                return response
+            asked = retry_after_s(response)
+            wait = asked if asked is not None else min(policy.max_wait_s, policy.first_wait_s * 2**refusals)
+            if refusals >= policy.rate_limit_retries or wait > policy.max_retry_after_s:
+                raise _rate_limited(response, refusals, asked, policy.max_retry_after_s)
+            refusals += 1
+            if wait > 0:
+                self._sleep(wait)
 
     def close(self) -> None:
         self._client.close()

@@ -364,6 +364,7 @@ def _sensei(
             sink=records.append,
             cancel=cancel,
             today=lambda: today,
+            user_model=llm.model,  # the bench measures one model: it plays the user whatever the profiles say
         )
         usage.add(phase, llm.ledger, time.monotonic() - started)
     _check_cancel(cancel)

@@ -1,13 +1,17 @@
 """`LLMClient`: the one door through which engines call a language model.
 
 Each call, in order: look in the cache (if any) → reserve its estimated cost in the budget (refused before
-sending if it does not fit) → wait for a concurrency slot for this key → send through langchain-openai over
-the egress-guarded httpx clients, retrying transient failures → record usage and cost in the ledger and settle
-the budget. Every call carries a caller tag ("tracer.extract"): it names the ledger line, the structured
-output schema, and travels in the `X-Parley-Tag` header so test servers can answer by tag.
+sending if it does not fit) → plan the request for this model (`engine.llm.capabilities`: which parameters its
+family accepts and what the server refused earlier in the run) → wait for a concurrency slot for this key → send
+it over the transport, retrying transient failures under the run's circuit breaker and rate-limit pause → if the
+server refuses a parameter, learn it for the run, warn once, and send the adapted request → record usage and cost
+in the ledger and settle the budget. Every call carries a caller tag ("tracer.extract"): it names the ledger
+line, the structured-output schema, and travels in the `X-Parley-Tag` header so test servers can answer by tag.
 
-Thread-safe: one client may serve many threads (SENSEI runs conversations concurrently). The async methods
-run the same code in a worker thread, which keeps one implementation of the retry, budget and repair logic.
+Thread-safe: one client may serve many threads (SENSEI runs conversations concurrently). `for_model()` gives a
+client for another model of the same key that shares everything else, so each role of a run (simulated user,
+judge, explorer) calls its own model and the run still has one ledger, budget, breaker and set of learned facts.
+The async methods run the same code in a worker thread.
 """
 
 from __future__ import annotations
@@ -16,44 +20,108 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Self, TypeVar
 
 import openai
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ValidationError
 
-from engine.egress import EgressGuard, guarded_async_client, guarded_client
+from engine.egress import EgressGuard
 from engine.llm import structured as so
-from engine.llm.budget import Budget, estimate_cost
+from engine.llm.budget import Budget, Reservation, estimate_cost
 from engine.llm.cache import ResponseCache, cache_key
-from engine.llm.errors import LLMOutputError, LLMRequestError
+from engine.llm.capabilities import (
+    REASONING_HEADROOM,
+    RequestPlan,
+    StructuredMethod,
+    family_of,
+    plan_request,
+    read_refusal,
+)
+from engine.llm.errors import LLMOutputError, LLMRefusal
 from engine.llm.ledger import UsageLedger, UsageRecord
 from engine.llm.limiter import ConcurrencyLimiter
-from engine.llm.messages import Message, MessageLike, normalise, to_langchain, total_chars
+from engine.llm.messages import Message, MessageLike, normalise, user
 from engine.llm.prices import PriceTable
+from engine.llm.provider_state import Probe, ProviderState
 from engine.llm.providers import ProviderConfig
 from engine.llm.redact import Redactor
-from engine.llm.retry import RetryPolicy, attempts_of, call_with_retries, to_llm_error
+from engine.llm.retry import (
+    RetryPolicy,
+    attempts_of,
+    call_with_retries,
+    rate_window_wait,
+    response_body,
+    to_llm_error,
+)
+from engine.llm.transport import Completion, OpenAITransport, Transport
 
 logger = logging.getLogger("engine.llm")
 ModelT = TypeVar("ModelT", bound=BaseModel)
 TAG_HEADER = "X-Parley-Tag"
+# A request is adapted at most this often before the refusal is passed on: each parameter can be refused once.
+_MAX_ADAPTATIONS = 8
+_BLOCKED_FINISH = frozenset(
+    {"content_filter", "safety", "recitation", "blocklist", "prohibited_content", "spii", "image_safety"}
+)
+_SAMPLING = ("temperature", "top_p", "seed", "reasoning_effort")
+
+
+@dataclass(frozen=True)
+class _Request:
+    max_tokens: int | None
+    temperature: float | None
+    schema: type[BaseModel] | None = None
 
 
 @dataclass(frozen=True)
 class _Answer:
     text: str
-    message: AIMessage | None
+    completion: Completion | None  # None: answered from the cache
+
+
+def _signature(payload: dict[str, Any], method: StructuredMethod | None) -> frozenset[str]:
+    """What a server must accept for this request: sampling values, the cap's name, the format, the roles."""
+    items = {f"{k}={payload[k]}" if k in _SAMPLING else k for k in payload if k not in ("model", "messages")}
+    items.discard("tool_choice")
+    items.add(f"method={method}")
+    items |= {f"role={m['role']}" for m in payload["messages"]}
+    return frozenset(items)
+
+
+def _fold_system(messages: list[Message]) -> list[Message]:
+    """For models that refuse the system role: the instructions lead the first user message instead."""
+    instructions = "\n\n".join(m.content for m in messages if m.role == "system")
+    rest = [m for m in messages if m.role != "system"]
+    if not instructions:
+        return rest
+    for index, message in enumerate(rest):
+        if message.role == "user":
+            rest[index] = user(f"{instructions}\n\n{message.content}")
+            return rest
+    return [user(instructions), *rest]
+
+
+def _blocked(completion: Completion) -> str | None:
+    """Why the provider gave no usable answer on purpose (a refusal or a safety block), or None."""
+    if completion.choices == 0:
+        return "the provider returned no answer at all (its safety filter blocked the prompt)"
+    if completion.refusal:
+        return f"the model refused to answer: {completion.refusal}"
+    reason = (completion.finish_reason or "").lower()
+    if reason in _BLOCKED_FINISH and not (completion.text or "").strip() and not completion.tool_arguments:
+        return f"the provider's safety filter blocked the answer (finish reason {completion.finish_reason})"
+    return None
 
 
 class LLMClient:
     """Calls one provider key and model; see the module docstring for what each call goes through.
 
-    `chat_model` replaces the HTTP model (tests pass a `ScriptedChatModel`); everything else — ledger,
-    budget, cache, structured output and repair — still runs.
+    `chat_model` replaces the HTTP transport (tests pass a `ScriptedChatModel`); everything else — planning,
+    learning, ledger, budget, cache, structured output and repair — still runs. `state` is shared by every
+    client of a run (learned refusals, circuit breaker, rate-limit pause, warnings); without one the client
+    keeps its own.
     """
 
     def __init__(
@@ -67,10 +135,12 @@ class LLMClient:
         cache: ResponseCache | None = None,
         prices: PriceTable | None = None,
         retry: RetryPolicy | None = None,
-        chat_model: BaseChatModel | None = None,
+        chat_model: Transport | None = None,
+        state: ProviderState | None = None,
     ) -> None:
         self.config = config
         self.model = config.model_name
+        self.family = family_of(config.provider, self.model)
         self.guard = guard
         self.ledger = ledger if ledger is not None else UsageLedger()
         self.budget = budget
@@ -78,15 +148,39 @@ class LLMClient:
         self.cache = cache
         self.prices = prices if prices is not None else PriceTable.default()
         self.retry = retry or RetryPolicy()
+        self.state = state if state is not None else ProviderState()
         self.redact = Redactor(config.api_key)
-        self._chat_model = chat_model
-        self._owns_model = chat_model is None
+        self._transport = chat_model
+        self._owns_transport = chat_model is None
         self._lock = threading.Lock()
-        self._method: so.Method = (
-            "tool_calling" if config.structured_method == "tool_calling" else "json_schema"
-        )
+        self._wire_lock = threading.Lock()
+        self._siblings: dict[str, LLMClient] = {}
+        self._where = config.display_name
 
     # -- public API ------------------------------------------------------------------------------------------
+
+    def for_model(self, model: str | None) -> LLMClient:
+        """A client for `model` on the same key and server, sharing ledger, budget, limiter, cache, state and
+        connection; `self` for its own model or None. Closed with this client."""
+        if not model or model == self.model:
+            return self
+        with self._lock:
+            sibling = self._siblings.get(model)
+            if sibling is None:
+                sibling = LLMClient(
+                    replace(self.config, model=model),
+                    guard=self.guard,
+                    ledger=self.ledger,
+                    budget=self.budget,
+                    limiter=self.limiter,
+                    cache=self.cache,
+                    prices=self.prices,
+                    retry=self.retry,
+                    chat_model=self._wire(),
+                    state=self.state,
+                )
+                self._siblings[model] = sibling
+            return sibling
 
     def complete(
         self,
@@ -96,11 +190,13 @@ class LLMClient:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> str:
-        """The model's text answer to `messages`."""
+        """The model's text answer to `messages`. An empty answer is asked for once more."""
         convo = normalise(messages)
-        answer = self._call(
-            convo, tag=tag, params=self._params(max_tokens, temperature), extra={}, extract=so.message_text
-        )
+        request = _Request(max_tokens, temperature)
+        answer = self._call(convo, tag=tag, request=request)
+        if not answer.text.strip() and answer.completion is not None:
+            logger.info("%s answered %s with nothing; asking once more", self._where, tag)
+            answer = self._call(convo, tag=tag, request=request, repair=True)
         return answer.text
 
     def structured(
@@ -112,26 +208,32 @@ class LLMClient:
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> ModelT:
-        """A validated `schema` instance; one repair call on a bad answer, then `LLMOutputError`."""
+        """A validated `schema` instance; one repair call on a bad answer (or a refusal), then an error."""
         convo = normalise(messages)
-        params = self._params(max_tokens, temperature)
-        answer = self._structured_call(convo, schema, tag=tag, params=params, repair=False)
+        request = _Request(max_tokens, temperature, schema)
+        try:
+            answer = self._call(convo, tag=tag, request=request)
+        except LLMRefusal:
+            logger.info("%s refused %s; asking once more", self._where, tag)
+            answer = self._call(convo, tag=tag, request=request, repair=True)
+        else:
+            try:
+                return so.parse(schema, answer.text)
+            except ValidationError as first_error:
+                problems = so.describe_problems(first_error)
+                logger.info(
+                    "The answer for %s did not fit %s; asking once for a repair", tag, schema.__name__
+                )
+            retry_convo = so.repair_messages(convo, answer.text, problems)
+            answer = self._call(retry_convo, tag=tag, request=request, repair=True)
         try:
             return so.parse(schema, answer.text)
-        except ValidationError as first_error:
-            problems = so.describe_problems(first_error)
-            logger.info("The answer for %s did not fit %s; asking once for a repair", tag, schema.__name__)
-        retry_convo = so.repair_messages(convo, answer.text, problems)
-        repaired = self._structured_call(retry_convo, schema, tag=tag, params=params, repair=True)
-        try:
-            return so.parse(schema, repaired.text)
         except ValidationError as second_error:
             problems = so.describe_problems(second_error)
-            raw = self.redact(repaired.text)
             raise LLMOutputError(
                 f"The model's answer for {tag!r} did not match the expected {schema.__name__} format, even "
                 f"after one repair attempt:\n{problems}",
-                raw_text=raw,
+                raw_text=self.redact(answer.text),
                 problems=problems,
             ) from None
 
@@ -161,15 +263,14 @@ class LLMClient:
         )
 
     def close(self) -> None:
-        """Close the HTTP connections this client opened (a supplied `chat_model` is left alone)."""
-        with self._lock:
-            model, self._chat_model = (
-                (self._chat_model, None) if self._owns_model else (None, self._chat_model)
+        """Close the connections this client opened (a supplied `chat_model` is left alone)."""
+        with self._lock, self._wire_lock:
+            transport, self._transport = (
+                (self._transport, None) if self._owns_transport else (None, self._transport)
             )
-        if model is not None:
-            http_client = getattr(model, "http_client", None)
-            if http_client is not None:
-                http_client.close()
+            self._siblings.clear()
+        if transport is not None:
+            transport.close()
 
     def __enter__(self) -> Self:
         return self
@@ -177,250 +278,279 @@ class LLMClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- internals -------------------------------------------------------------------------------------------
+    # -- planning --------------------------------------------------------------------------------------------
 
-    def _params(self, max_tokens: int | None, temperature: float | None) -> dict[str, Any]:
-        params: dict[str, Any] = {}
-        cap = max_tokens if max_tokens is not None else self.config.max_tokens
-        if cap is not None:
-            params["max_tokens"] = cap
-        heat = temperature if temperature is not None else self.config.temperature
-        if heat is not None:
-            params["temperature"] = heat
-        return params
+    def _wire(self) -> Transport:
+        with self._wire_lock:
+            if self._transport is None:
+                self._transport = OpenAITransport(self.config, self.guard)
+            return self._transport
 
-    def _structured_call(
-        self, convo: list[Message], schema: type[BaseModel], *, tag: str, params: dict[str, Any], repair: bool
-    ) -> _Answer:
-        method = self._method
+    def _forced_method(self) -> StructuredMethod | None:
+        forced = self.config.structured_method
+        return None if forced == "auto" else forced
 
-        def extract(message: AIMessage) -> str:
-            return so.raw_answer(message, method)
-
-        try:
-            return self._call(
-                convo,
-                tag=tag,
-                params=params,
-                extra=so.request_kwargs(schema, tag, method),
-                extract=extract,
-                repair=repair,
-            )
-        except LLMRequestError as refused:
-            if not (
-                self.config.structured_method == "auto"
-                and method == "json_schema"
-                and so.looks_like_unsupported_response_format(refused.user_message)
-            ):
-                raise
-        logger.info("%s refused JSON-schema response formats; using tool calling", self.config.display_name)
-        self._method = "tool_calling"
-        return self._structured_call(convo, schema, tag=tag, params=params, repair=repair)
-
-    def _model(self) -> BaseChatModel:
-        with self._lock:
-            if self._chat_model is None:
-                self._chat_model = self._build_model()
-            return self._chat_model
-
-    def _build_model(self) -> BaseChatModel:
-        # Imported here: langchain-openai is heavy and only needed once a real call is made.
-        from langchain_openai import ChatOpenAI
-
-        config = self.config
-        return ChatOpenAI(
-            model=self.model,
-            api_key=SecretStr(config.key_for_client),
-            base_url=config.url,
-            timeout=config.timeout_s,
-            max_retries=0,  # the gateway owns retries (retry.py); the SDK's would multiply them
-            http_client=guarded_client(self.guard, timeout=config.timeout_s),
-            http_async_client=guarded_async_client(self.guard, timeout=config.timeout_s),
-            use_responses_api=False,  # every supported provider speaks chat completions
-            stream_usage=False,
-            extra_body=config.extra_body or None,
+    def _prepare(
+        self, convo: list[Message], request: _Request, tag: str
+    ) -> tuple[RequestPlan, dict[str, Any]]:
+        url, model = self.config.url, self.model
+        learned = self.state.learned(url, model, where=self._where)
+        plan = plan_request(
+            self.family,
+            learned,
+            model=model,
+            max_tokens=request.max_tokens if request.max_tokens is not None else self.config.max_tokens,
+            temperature=request.temperature if request.temperature is not None else self.config.temperature,
+            structured=request.schema is not None,
+            forced_method=self._forced_method(),
         )
+        for note in plan.notes:
+            self.state.tell(url, model, note)
+        messages = list(convo)
+        extra: dict[str, Any] = {}
+        if request.schema is not None and plan.method is not None:
+            messages = so.with_schema_instruction(messages, request.schema, plan.method)
+            extra = so.request_kwargs(request.schema, tag, plan.method)
+        if plan.system_role == "user":
+            messages = _fold_system(messages)
+        payload = {
+            "model": model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            **plan.params,
+            **extra,
+        }
+        return plan, payload
 
-    def _call(
-        self,
-        convo: list[Message],
-        *,
-        tag: str,
-        params: dict[str, Any],
-        extra: dict[str, Any],
-        extract: Callable[[AIMessage], str],
-        repair: bool = False,
-    ) -> _Answer:
+    def _reserve(self, convo: list[Message], request: _Request, tag: str) -> Reservation | None:
+        if self.budget is None:
+            return None
+        plan, payload = self._prepare(convo, request, tag)
+        price = self.prices.for_model(self.model)
+        # The schema travels with the prompt, so it counts towards the estimate too.
+        chars = sum(len(str(m["content"])) for m in payload["messages"]) + len(str(payload)) // 4
+        estimate = None if price is None else estimate_cost(price, chars, plan.completion_cap)
+        return self.budget.reserve(estimate, model=self.model, tag=tag)
+
+    # -- calling -----------------------------------------------------------------------------------------------
+
+    def _call(self, convo: list[Message], *, tag: str, request: _Request, repair: bool = False) -> _Answer:
         if not tag.strip():
             raise ValueError("Every LLM call needs a caller tag, e.g. 'tracer.extract'.")
         key = None
         if self.cache is not None:
+            schema = request.schema.model_json_schema() if request.schema is not None else None
             key = cache_key(
                 url=self.config.url,
                 model=self.model,
                 messages=[(m.role, m.content) for m in convo],
-                params=params,
-                extra=extra,
+                params={"max_tokens": request.max_tokens, "temperature": request.temperature},
+                extra={"schema": schema, "tag": tag if schema else None},
             )
             hit = self.cache.get(key)
             if hit is not None:
-                self._record_other(tag, 0.0, cached=True, repair=repair)
+                self._record(tag, 0.0, cached=True, repair=repair)
                 return _Answer(hit, None)
 
-        reservation = None
-        if self.budget is not None:
-            price = self.prices.for_model(self.model)
-            # The schema travels with the prompt, so it counts towards the estimate too.
-            chars = total_chars(convo) + len(str(extra))
-            estimate = None if price is None else estimate_cost(price, chars, params.get("max_tokens"))
-            reservation = self.budget.reserve(estimate, model=self.model, tag=tag)
-
-        lc_messages = to_langchain(convo)
-        kwargs = {**params, **extra, "extra_headers": {TAG_HEADER: tag}}
-        run_config: Any = {"metadata": {"parley_tag": tag}, "tags": [tag]}
+        reservation = self._reserve(convo, request, tag)
         started = time.monotonic()
-
-        def send() -> AIMessage:
-            with self.limiter.slot(self.config.limiter_key, self.config.max_concurrency):
-                result = self._model().invoke(lc_messages, config=run_config, **kwargs)
-            if not isinstance(result, AIMessage):
-                raise TypeError(f"The chat model returned {type(result).__name__}, not an AI message.")
-            return result
-
+        tokens: list[tuple[int | None, int | None]] = []
+        tries: list[int] = []
         try:
-            message, attempts = call_with_retries(
-                send,
-                policy=self.retry,
-                describe=f"LLM call {tag} to {self.config.display_name}",
-                redact=self.redact,
-            )
+            completion, plan = self._send(convo, request, tag, tokens, tries)
         except Exception as exc:
-            latency = time.monotonic() - started
+            attempts = sum(tries) + attempts_of(exc)
             error = self._translate(exc)
-            charged: float | None = 0.0  # a failed call is not billed by the provider...
-            if isinstance(exc, openai.LengthFinishReasonError):
-                # ...except one cut off at max_tokens: the provider did the work and reported the usage.
-                usage_info = exc.completion.usage
-                charged = self._record_usage(
-                    tag,
-                    exc.completion.model,
-                    usage_info.prompt_tokens if usage_info else None,
-                    usage_info.completion_tokens if usage_info else None,
-                    latency,
-                    ok=False,
-                    error_code=getattr(error, "code", None),
-                    repair=repair,
-                )
-            else:
-                self._record_other(
-                    tag,
-                    latency,
-                    ok=False,
-                    error_code=getattr(error, "code", None),
-                    attempts=attempts_of(exc),
-                    repair=repair,
-                )
-            if reservation is not None and self.budget is not None:
-                self.budget.settle(reservation, charged)
+            cost = self._record(
+                tag,
+                time.monotonic() - started,
+                tokens=tokens,
+                ok=False,
+                error_code=getattr(error, "code", None),
+                attempts=attempts,
+                repair=repair,
+            )
+            self._settle(reservation, cost if tokens else None, billed=bool(tokens))
             if error is exc:
                 raise
             raise error from None
-
         latency = time.monotonic() - started
-        usage = message.usage_metadata
-        reported_model = str(message.response_metadata.get("model_name") or self.model)
-        cost = self._record_usage(
+        blocked = _blocked(completion)
+        cut_off = completion.finish_reason == "length" and request.schema is not None
+        cost = self._record(
             tag,
-            reported_model,
-            usage["input_tokens"] if usage else None,
-            usage["output_tokens"] if usage else None,
             latency,
-            attempts=attempts,
+            tokens=tokens,
+            reported_model=completion.model,
+            ok=blocked is None and not cut_off,
+            error_code=LLMRefusal.code if blocked else ("llm_output_invalid" if cut_off else None),
+            attempts=sum(tries),
             repair=repair,
         )
-        if reservation is not None and self.budget is not None:
-            self.budget.settle(reservation, cost)
-        text = extract(message)
-        if self.cache is not None and key is not None:
-            self.cache.put(key, self.redact(text))
-        return _Answer(text, message)
-
-    def _translate(self, exc: Exception) -> Exception:
-        if isinstance(exc, openai.LengthFinishReasonError):
-            return LLMOutputError(
+        self._settle(reservation, cost, billed=True)
+        if blocked is not None:
+            raise LLMRefusal(
+                f"{self._where} gave no answer for {tag!r}: {self.redact(blocked)}", refusal=blocked
+            )
+        if cut_off:
+            raise LLMOutputError(
                 "The model's answer was cut off at the completion token limit before it was complete; "
                 "raise max_tokens for this call.",
-                raw_text="",
+                raw_text=self.redact(completion.text or ""),
                 problems="answer truncated at max_tokens",
             )
+        wait = rate_window_wait(completion.headers)
+        if wait:
+            self.state.pause(self.config.url).hold(wait)
+        text = (
+            completion.tool_arguments
+            if plan.method == "tool_calling" and completion.tool_arguments
+            else completion.text or completion.tool_arguments or ""
+        )
+        if self.cache is not None and key is not None and text.strip():
+            self.cache.put(key, self.redact(text))
+        return _Answer(text, completion)
+
+    def _send(
+        self,
+        convo: list[Message],
+        request: _Request,
+        tag: str,
+        tokens: list[tuple[int | None, int | None]],
+        tries: list[int],
+    ) -> tuple[Completion, RequestPlan]:
+        """Send the request, adapting it to what the server refuses. `tokens` collects every billed attempt and
+        `tries` the attempts of each adapted request that was answered or refused."""
+        url, model = self.config.url, self.model
+        breaker = self.state.breaker(url, self._where)
+        pause = self.state.pause(url)
+        last: Exception | None = None
+        more_room = True  # a reasoning model gets a larger allowance at most once per call
+        for _ in range(_MAX_ADAPTATIONS):
+            plan, payload = self._prepare(convo, request, tag)
+            with self.state.gate(url, model, _signature(payload, plan.method)) as probe:
+                # What was learned while this call waited at the gate counts.
+                plan, payload = self._prepare(convo, request, tag)
+                signature = _signature(payload, plan.method)
+
+                def failed(exc: Exception, probe: Probe = probe) -> None:
+                    if not isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError):
+                        probe.release()  # an outage or a rate limit says nothing about the parameters
+
+                def send(body: dict[str, Any] = payload) -> Completion:
+                    with self.limiter.slot(self.config.limiter_key, self.config.max_concurrency):
+                        return self._wire().send(
+                            body, headers={TAG_HEADER: tag}, timeout_s=self.config.timeout_s
+                        )
+
+                try:
+                    completion, attempts = call_with_retries(
+                        send,
+                        policy=self.retry,
+                        describe=f"LLM call {tag} to {self._where}",
+                        redact=self.redact,
+                        breaker=breaker,
+                        pause=pause,
+                        timeout_s=self.config.timeout_s,
+                        on_failure=failed,
+                    )
+                except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                    # Not adaptable, unless another call learned this refusal meanwhile (the plan differs now).
+                    if (
+                        not self._adapt(exc, payload, plan)
+                        and self._prepare(convo, request, tag)[1] == payload
+                    ):
+                        raise
+                    tries.append(attempts_of(exc))
+                    last = exc
+                    continue
+                tries.append(attempts)
+                tokens.append((completion.prompt_tokens, completion.completion_tokens))
+                if more_room and self._needs_more_room(completion, plan):
+                    more_room = False
+                    continue  # not confirmed: calls waiting at the gate plan again, with the larger room
+                self.state.confirm(url, model, signature)
+            return completion, plan
+        raise last or RuntimeError("The request could not be adapted to what the server accepts.")
+
+    def _adapt(self, exc: openai.APIStatusError, payload: dict[str, Any], plan: RequestPlan) -> bool:
+        """Learn from a refused parameter; False when the refusal is not one Parley can adapt to."""
+        refusal = read_refusal(exc.status_code, response_body(exc), payload)
+        if refusal is None:
+            return False
+        if refusal.field.startswith("method:") and self._forced_method() is not None:
+            return False  # the user chose this way of asking: report the refusal instead of changing it
+        refusal = replace(refusal, message=self.redact(refusal.message))
+        return self.state.learn(self.config.url, self.model, refusal, self.family, where=self._where)
+
+    def _needs_more_room(self, completion: Completion, plan: RequestPlan) -> bool:
+        """A model that spent the whole cap and said nothing was reasoning in hidden tokens (even one Parley
+        did not know to be a reasoning model): it gets a larger allowance for the rest of the run."""
+        if not (plan.completion_cap and completion.finish_reason == "length"):
+            return False
+        if (completion.text or "").strip() or completion.tool_arguments:
+            return False
+        current = self.state.learned(self.config.url, self.model).reasoning_headroom or 0
+        larger = max(plan.completion_cap * 2, current * 2, REASONING_HEADROOM)
+        return self.state.raise_headroom(self.config.url, self.model, larger, where=self._where)
+
+    def _translate(self, exc: Exception) -> Exception:
         return to_llm_error(
             exc,
-            provider_name=self.config.display_name,
+            provider_name=self._where,
             model=self.model,
             timeout_s=self.config.timeout_s,
             redact=self.redact,
         )
 
-    def _record_usage(
-        self,
-        tag: str,
-        reported_model: str,
-        prompt_tokens: int | None,
-        completion_tokens: int | None,
-        latency: float,
-        *,
-        ok: bool = True,
-        error_code: str | None = None,
-        attempts: int = 1,
-        repair: bool = False,
-    ) -> float | None:
-        # Price by the exact model the provider says it used (a dated snapshot); fall back to the requested one.
-        cost = self.prices.cost(reported_model, prompt_tokens, completion_tokens)
-        if cost is None:
-            cost = self.prices.cost(self.model, prompt_tokens, completion_tokens)
-        self.ledger.add(
-            UsageRecord(
-                provider=self.config.provider,
-                model=self.model,
-                tag=tag,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                latency_s=latency,
-                cost_usd=cost,
-                ok=ok,
-                error_code=error_code,
-                attempts=attempts,
-                repair=repair,
-            )
-        )
-        return cost
+    # -- bookkeeping -----------------------------------------------------------------------------------------
 
-    def _record_other(
+    def _settle(self, reservation: Reservation | None, cost: float | None, *, billed: bool) -> None:
+        if reservation is None or self.budget is None:
+            return
+        if billed:
+            self.budget.settle(reservation, cost)
+        else:
+            self.budget.release(reservation)
+
+    def _record(
         self,
         tag: str,
         latency: float,
         *,
+        tokens: list[tuple[int | None, int | None]] | None = None,
+        reported_model: str | None = None,
         ok: bool = True,
         cached: bool = False,
         error_code: str | None = None,
         attempts: int = 1,
         repair: bool = False,
-    ) -> None:
-        """A call that used no provider tokens: answered from the cache (free) or failed (usage unknown)."""
-        tokens = 0 if cached else None
+    ) -> float | None:
+        """One ledger line per call: summed over its billed attempts, free from the cache, unknown if unsent."""
+        prompt = completion = cost = None
+        if cached:
+            prompt = completion = 0
+            cost = 0.0
+        elif tokens:
+            prompt = sum(p or 0 for p, _ in tokens) if any(p is not None for p, _ in tokens) else None
+            completion = sum(c or 0 for _, c in tokens) if any(c is not None for _, c in tokens) else None
+            # Price by the exact model the provider says it used (a dated snapshot); else the requested one.
+            cost = self.prices.cost(reported_model or self.model, prompt, completion)
+            if cost is None:
+                cost = self.prices.cost(self.model, prompt, completion)
         self.ledger.add(
             UsageRecord(
                 provider=self.config.provider,
                 model=self.model,
                 tag=tag,
-                prompt_tokens=tokens,
-                completion_tokens=tokens,
+                prompt_tokens=prompt,
+                completion_tokens=completion,
                 latency_s=latency,
-                cost_usd=0.0 if cached else None,
+                cost_usd=cost,
                 ok=ok,
                 error_code=error_code,
-                attempts=attempts,
+                attempts=max(attempts, len(tokens or ()), 1),
                 cached=cached,
                 repair=repair,
             )
         )
+        return cost

@@ -3,9 +3,14 @@
 Callers catch `LLMError` for "the language model could not help"; the subclasses say why, so the worker and
 the CLI can tell a wrong key (fix your settings) from an outage (try later) from a spent budget.
 Messages never contain the API key: the gateway redacts them before raising.
+
+`ends_run` marks the failures that no later call of the same run can escape (the provider is down, the model does
+not exist): engines let those end the whole run with one message instead of failing every conversation in turn.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 from engine.errors import ParleyError
 
@@ -14,6 +19,7 @@ class LLMError(ParleyError):
     """Something went wrong talking to the language model provider."""
 
     code = "llm_error"
+    ends_run: ClassVar[bool] = False
 
 
 class LLMConfigError(LLMError):
@@ -40,10 +46,24 @@ class LLMUnavailableError(LLMError):
     code = "llm_unavailable"
 
 
+class LLMProviderDown(LLMUnavailableError):
+    """The circuit breaker is open: the provider failed too many times in a row for this run to go on."""
+
+    code = "llm_provider_down"
+    ends_run = True
+
+
 class LLMRequestError(LLMError):
     """The provider refused the request itself (unknown model, bad parameters, prompt too long)."""
 
     code = "llm_request_rejected"
+
+
+class LLMModelNotFound(LLMRequestError):
+    """The provider does not offer the model (HTTP 404): every call of the run would fail the same way."""
+
+    code = "llm_model_not_found"
+    ends_run = True
 
 
 class LLMOutputError(LLMError):
@@ -59,6 +79,17 @@ class LLMOutputError(LLMError):
         super().__init__(user_message)
         self.raw_text = raw_text
         self.problems = problems
+
+
+class LLMRefusal(LLMOutputError):
+    """The model declined to answer (`message.refusal`), or the provider blocked the prompt or the answer (Gemini's
+    safety filter: no choice at all, or a choice cut off by the content filter)."""
+
+    code = "llm_refused"
+
+    def __init__(self, user_message: str, *, refusal: str) -> None:
+        super().__init__(user_message, raw_text="", problems=refusal)
+        self.refusal = refusal
 
 
 class BudgetExceeded(LLMError):

@@ -1,10 +1,12 @@
 """Which failures are worth another attempt, how long to wait, and what to tell the user when we give up.
 
-Retried: 429 (waiting what `Retry-After` asks), 5xx, timeouts, broken connections and unreadable responses,
-with exponential back-off and jitter, bounded by a number of attempts and by total time (a wait that would
-overrun the total is not started). Never retried: a rejected key (401/403), a refused request (400/404/422),
-and an address the egress guard refused — the same request would fail the same way.
-The OpenAI SDK's own retries are switched off (`max_retries=0`) so there is exactly one retry loop.
+Retried: 429 (waiting what `Retry-After` — or Gemini's `RetryInfo.retryDelay` — asks), 5xx, timeouts, broken
+connections and unreadable responses, with exponential back-off and jitter, bounded by a number of attempts and
+by total time (a wait that would overrun the total is not started). Never retried: a rejected key (401/403), a
+refused request (400/404/422), and an address the egress guard refused — the same request would fail the same way.
+The SDK's own retries are off (`max_retries=0`) so there is exactly one retry loop, and it reports to the run's
+circuit breaker and rate-limit pause (`engine.llm.breaker`): every failed attempt that looks like an outage
+counts towards the breaker, and a 429 makes every call of the run to that provider wait, not just this one.
 """
 
 from __future__ import annotations
@@ -12,31 +14,27 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
+import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import httpx
 import openai
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-    stop_before_delay,
-    wait_exponential_jitter,
-)
 
 from engine.egress import EgressDenied
+from engine.llm.breaker import CircuitBreaker, RatePause, parse_duration
+from engine.llm.capabilities import error_messages
 from engine.llm.errors import (
     LLMAuthError,
     LLMError,
+    LLMModelNotFound,
     LLMRateLimitError,
     LLMRequestError,
     LLMUnavailableError,
 )
-from engine.llm.redact import Redactor
+from engine.redact import Scrubber
 
 logger = logging.getLogger("engine.llm")
 T = TypeVar("T")
@@ -52,6 +50,11 @@ class RetryPolicy:
     max_delay_s: float = 30.0
     jitter_s: float = 1.0
     max_total_s: float = 180.0
+
+    def backoff(self, attempt: int) -> float:
+        """The wait after failed attempt number `attempt` (1-based), when the provider asked for none."""
+        base = min(self.max_delay_s, self.initial_delay_s * 2.0 ** (attempt - 1))
+        return float(base + random.uniform(0, self.jitter_s))  # noqa: S311 - jitter, not cryptography
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
@@ -74,6 +77,45 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
     except (TypeError, ValueError):
         return None
     return max(0.0, moment.timestamp() - (time.time() if now is None else now))
+
+
+def _retry_delay_in_body(body: Any) -> float | None:
+    """Gemini says how long to wait inside the error: `details: [{"@type": "…RetryInfo", "retryDelay": "38s"}]`."""
+    if isinstance(body, list) and body:
+        body = body[0]
+    inner = body.get("error", body) if isinstance(body, Mapping) else None
+    details = inner.get("details") if isinstance(inner, Mapping) else None
+    for detail in details if isinstance(details, list) else ():
+        if isinstance(detail, Mapping) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            return parse_duration(str(detail.get("retryDelay", "")))
+    return None
+
+
+def response_body(exc: openai.APIStatusError) -> Any:
+    """The error body exactly as the server sent it (the SDK keeps only part of it in `exc.body`)."""
+    try:
+        return json.loads(exc.response.text)
+    except (ValueError, AttributeError):
+        return exc.body
+
+
+def retry_after_of(exc: BaseException) -> float | None:
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    asked = parse_retry_after(exc.response.headers)
+    return asked if asked is not None else _retry_delay_in_body(response_body(exc))
+
+
+def rate_window_wait(headers: Mapping[str, str]) -> float | None:
+    """After a success: when OpenAI's rate-limit headers say no request or token is left, how long until reset."""
+    waits = []
+    for kind in ("requests", "tokens"):
+        remaining = headers.get(f"x-ratelimit-remaining-{kind}")
+        if remaining is not None and remaining.strip() == "0":
+            wait = parse_duration(headers.get(f"x-ratelimit-reset-{kind}", ""))
+            if wait:
+                waits.append(wait)
+    return max(waits) if waits else None
 
 
 def egress_denial(exc: BaseException) -> EgressDenied | None:
@@ -103,59 +145,92 @@ def is_retryable(exc: BaseException) -> bool:
     return isinstance(exc, openai.APIConnectionError | httpx.TransportError) or is_malformed_response(exc)
 
 
-def _wait(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
-    backoff = wait_exponential_jitter(
-        multiplier=policy.initial_delay_s, max=policy.max_delay_s, jitter=policy.jitter_s
-    )
+def is_outage(exc: BaseException) -> bool:
+    """A failure that says the provider is not working (as opposed to busy, or refusing this request)."""
+    return is_retryable(exc) and not (isinstance(exc, openai.APIStatusError) and exc.status_code == 429)
 
-    def wait(state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome else None
-        if isinstance(exc, openai.APIStatusError):
-            asked = parse_retry_after(exc.response.headers)
-            if asked is not None:
-                # The provider knows when the window reopens; earlier would only earn another 429.
-                return asked
-        return float(backoff(state))
 
-    return wait
+def _detail(exc: BaseException, redact: Scrubber) -> str:
+    message: Any = None
+    if isinstance(exc, openai.APIStatusError):
+        message = error_messages(response_body(exc))[0] or None
+    message = message or getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    text = redact(" ".join(str(message).split()))
+    return text if len(text) <= _DETAIL_LIMIT else text[:_DETAIL_LIMIT] + "…"
+
+
+def outage_detail(exc: BaseException, redact: Scrubber, timeout_s: float) -> str:
+    """One line for the circuit breaker's message: what the provider last did wrong."""
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}: {_detail(exc, redact)}"
+    if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException):
+        return f"no answer within {timeout_s:g} s"
+    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+        cause = exc.__cause__ or exc.__context__ or exc
+        return f"could not be reached ({_detail(cause, redact)})"
+    return f"an answer that is not a chat completion ({_detail(exc, redact)})"
 
 
 def call_with_retries(
-    fn: Callable[[], T], *, policy: RetryPolicy, describe: str, redact: Redactor
+    fn: Callable[[], T],
+    *,
+    policy: RetryPolicy,
+    describe: str,
+    redact: Scrubber,
+    breaker: CircuitBreaker | None = None,
+    pause: RatePause | None = None,
+    timeout_s: float = 0.0,
+    on_failure: Callable[[Exception], None] | None = None,
 ) -> tuple[T, int]:
-    """Run `fn` under the policy; return its result and the number of attempts, or raise the last error."""
+    """Run `fn` under the policy; return its result and the number of attempts, or raise the last error.
 
-    def log_retry(state: RetryCallState) -> None:
-        exc = state.outcome.exception() if state.outcome else None
-        wait = state.next_action.sleep if state.next_action else 0.0
-        logger.warning(
-            "%s failed (%s); attempt %d of %d, retrying in %.2f s",
-            describe,
-            redact(f"{type(exc).__name__}: {exc}"),
-            state.attempt_number,
-            policy.max_attempts,
-            wait,
-        )
-
-    retrying = Retrying(
-        stop=stop_after_attempt(policy.max_attempts) | stop_before_delay(policy.max_total_s),
-        wait=_wait(policy),
-        retry=retry_if_exception(is_retryable),
-        before_sleep=log_retry,
-        reraise=True,
-    )
-    attempts = 0
-
-    def counted() -> T:
-        nonlocal attempts
-        attempts += 1
-        return fn()
-
-    try:
-        return retrying(counted), attempts
-    except BaseException as exc:
-        exc.add_note(f"parley-attempts={attempts}")
-        raise
+    Before each attempt: wait out the provider's rate-limit pause, and fail at once if its breaker is open.
+    `on_failure` hears about every failed attempt, before the decision to retry."""
+    breaker = breaker or CircuitBreaker(describe, threshold=10**9)
+    started = time.monotonic()
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            if pause is not None:
+                pause.wait(breaker)
+            breaker.check()
+            result = fn()
+        except Exception as exc:
+            if isinstance(exc, LLMError):  # the breaker opened: nothing to retry
+                exc.add_note(f"parley-attempts={attempt}")
+                raise
+            if is_outage(exc):
+                breaker.record_failure(outage_detail(exc, redact, timeout_s))
+            if on_failure is not None:
+                on_failure(exc)
+            asked = retry_after_of(exc)
+            wait = asked if asked is not None else policy.backoff(attempt)
+            if (
+                not is_retryable(exc)
+                or attempt >= policy.max_attempts
+                or time.monotonic() - started + wait > policy.max_total_s
+            ):
+                exc.add_note(f"parley-attempts={attempt}")
+                raise
+            if isinstance(exc, openai.RateLimitError) and pause is not None and asked:
+                pause.hold(asked)  # the other calls to this provider wait too: they would only earn a 429
+            logger.warning(
+                "%s failed (%s); attempt %d of %d, retrying in %.2f s",
+                describe,
+                redact(f"{type(exc).__name__}: {exc}"),
+                attempt,
+                policy.max_attempts,
+                wait,
+            )
+            try:
+                breaker.sleep(wait)
+            except LLMError as down:
+                down.add_note(f"parley-attempts={attempt}")
+                raise down from None
+            continue
+        breaker.record_success()
+        return result, attempt
 
 
 def attempts_of(exc: BaseException) -> int:
@@ -165,14 +240,16 @@ def attempts_of(exc: BaseException) -> int:
     return 1
 
 
-def _detail(exc: BaseException, redact: Redactor) -> str:
-    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    text = redact(" ".join(str(message).split()))
-    return text if len(text) <= _DETAIL_LIMIT else text[:_DETAIL_LIMIT] + "…"
+def _invalid_key_400(exc: BaseException) -> bool:
+    """Gemini answers a wrong key with HTTP 400 ("API key not valid", reason API_KEY_INVALID), not 401."""
+    if not isinstance(exc, openai.BadRequestError):
+        return False
+    text = json.dumps(response_body(exc)).lower()
+    return "api key not valid" in text or "api_key_invalid" in text
 
 
 def to_llm_error(
-    exc: BaseException, *, provider_name: str, model: str, timeout_s: float, redact: Redactor
+    exc: BaseException, *, provider_name: str, model: str, timeout_s: float, redact: Scrubber
 ) -> Exception:
     """The user-facing error for a failure the retry loop gave up on (or never retried)."""
     denied = egress_denial(exc)
@@ -182,7 +259,7 @@ def to_llm_error(
         return exc
     tries = attempts_of(exc)
     after = f" after {tries} attempts" if tries > 1 else ""
-    if isinstance(exc, openai.AuthenticationError):
+    if isinstance(exc, openai.AuthenticationError) or _invalid_key_400(exc):
         return LLMAuthError(f"The API key was rejected by {provider_name}.")
     if isinstance(exc, openai.PermissionDeniedError):
         return LLMAuthError(
@@ -190,14 +267,14 @@ def to_llm_error(
             f"the model {model!r}."
         )
     if isinstance(exc, openai.RateLimitError):
-        asked = parse_retry_after(exc.response.headers)
+        asked = retry_after_of(exc)
         wait = f" (it asked to wait {asked:.0f} s)" if asked else ""
         return LLMRateLimitError(
             f"{provider_name} kept refusing calls for making too many requests{after}{wait}: "
             f"{_detail(exc, redact)}. Try again later or lower the concurrency."
         )
     if isinstance(exc, openai.NotFoundError):
-        return LLMRequestError(
+        return LLMModelNotFound(
             f"{provider_name} does not offer the model {model!r} (HTTP 404): {_detail(exc, redact)}"
         )
     if isinstance(exc, openai.APIStatusError):

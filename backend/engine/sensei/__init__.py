@@ -4,10 +4,12 @@
   the paper), with warnings for old spellings; `yamlpos`: YAML with line/column positions;
 - `validator`: `load_profile`/`validate` (problems with file, line, column, hint) and `profile_json_schema()`;
 - `personalities`, `types` (custom regex types, matched with a timeout), `generators`, `planner` (`plan`);
-- `prompts` (every prompt, named, with its intent), `detection` (fallbacks, repetition), `simulator` (one
-  conversation), `extraction` (one structured call for all outputs, typed), `errors` (the error-code table),
-  `executor` (`run_profiles`: bounded concurrent pool, sink, cancellation), `records` (record JSON Schema,
-  import of the reference's YAML conversations), `localfiles` (file and code features, CLI only).
+- `prompts` (every prompt, named, with its intent), `detection` (fallbacks, repetition), `closing` (the end
+  of a conversation from either side, items named by meaning), `simulator` (one conversation), `extraction`
+  (one structured call for all outputs, typed), `errors` (the error-code table), `executor` (`run_profiles`,
+  the one entry point of the CLI and the platform: profile keys, seed, any() values, plans, a bounded
+  concurrent pool, sink, cancellation), `records` (record JSON Schema, import of the reference's YAML
+  conversations), `localfiles` (file and code features, CLI only).
 
 Typical use (the caller builds the LLM client and the connector factory)::
 
@@ -16,7 +18,16 @@ Typical use (the caller builds the LLM client and the connector factory)::
 """
 
 from engine.sensei.errors import ERROR_TABLE, connector_error_code, describe
-from engine.sensei.executor import RunReporter, RunSummary, llm_any_resolver, run_profiles
+from engine.sensei.executor import (
+    RunReporter,
+    RunSummary,
+    llm_any_resolver,
+    new_seed,
+    plan_document,
+    profile_keys,
+    remembering_resolver,
+    run_profiles,
+)
 from engine.sensei.personalities import Personality, PersonalityCatalog
 from engine.sensei.planner import Plan, PlanError, PlannedConversation, plan
 from engine.sensei.problems import Problem
@@ -49,9 +60,13 @@ __all__ = [
     "import_reference_conversation",
     "llm_any_resolver",
     "load_profile",
+    "new_seed",
     "parse_custom_type",
     "plan",
+    "plan_document",
     "profile_json_schema",
+    "profile_keys",
+    "remembering_resolver",
     "run_profiles",
     "validate",
 ]

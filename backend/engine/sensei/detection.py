@@ -4,7 +4,7 @@ A reply is a fallback when it is close enough to one of the profile's fallback p
 the word counts (lower case, punctuation removed) at or above `threshold`, or the whole phrase (four words or
 more) appearing inside the reply — bots often add a menu after their "I did not understand". Repetition is
 judged on normalised text; long answers also with rapidfuzz's ratio, so a changed timestamp or typo does not
-hide a loop.
+hide a loop. `same_request` tells whether two user messages ask for the same thing (their content words).
 """
 
 from __future__ import annotations
@@ -49,6 +49,30 @@ class FallbackDetector:
             if len(clean.split()) >= 4 and clean in text:
                 return True
         return False
+
+
+_FILLER_WORDS = """
+    the and for are you your can could would like want need please about what which how when where who this that
+    these those with from have has just also then okay yes right let put another way mean quick question tell
+    know ask asking again said que por para con los las una del
+"""
+_FILLER = frozenset(_FILLER_WORDS.split())
+
+
+def content_words(text: str) -> set[str]:
+    return {word for word in normalise(text).split() if len(word) > 2 and word not in _FILLER}
+
+
+def same_request(a: str, b: str, *, threshold: float = 0.75) -> bool:
+    """Whether two user messages ask for the same thing: most content words of the shorter are in the other,
+    typos aside ("which drinks do you have?" / "Quick question: which drinks you hvae?")."""
+    left, right = content_words(a), content_words(b)
+    if not left or not right:
+        return normalise(a) == normalise(b)
+    shorter, longer = sorted((left, right), key=len)
+    # A typo ("opneing hours") leaves a word the same word.
+    shared = sum(1 for word in shorter if word in longer or any(fuzz.ratio(word, w) >= 75 for w in longer))
+    return shared / len(shorter) >= threshold
 
 
 def same_answer(a: str, b: str, *, threshold: float = 97.0, fuzzy_from_chars: int = 80) -> bool:

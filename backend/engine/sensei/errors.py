@@ -14,6 +14,7 @@ from typing import Literal
 from engine.connectors.errors import (
     ChatbotHTTPError,
     ChatbotProtocolError,
+    ChatbotRateLimited,
     ChatbotTimeout,
     ChatbotUnavailable,
     ConnectorConfigError,
@@ -58,6 +59,14 @@ ERROR_TABLE: dict[int, ErrorInfo] = {
         ErrorInfo(504, "timeout", "Timeout", "no reply within the connector's timeout", "finding"),
         ErrorInfo(
             410, "session_lost", "Session lost", "the chatbot no longer knew the conversation", "setup"
+        ),
+        ErrorInfo(
+            429,
+            "rate_limited",
+            "Rate limited",
+            "the chatbot kept answering HTTP 429 or 503 after Parley waited as it asked (Retry-After): it "
+            "refused the load, so the conversation is inconclusive",
+            "setup",
         ),
         ErrorInfo(
             1000,
@@ -142,6 +151,8 @@ def error(code: ErrorCode | int, message: str, turn: int | None = None) -> Conve
 
 def connector_error_code(exc: BaseException) -> int:
     """The conversation error code of a connector failure (HTTP 5xx → 500, other statuses as themselves)."""
+    if isinstance(exc, ChatbotRateLimited):
+        return int(ErrorCode.RATE_LIMITED)
     if isinstance(exc, ChatbotHTTPError):
         return int(ErrorCode.CHATBOT_CRASH) if exc.status >= 500 else exc.status
     if isinstance(exc, ChatbotTimeout):
@@ -157,6 +168,8 @@ def connector_error_code(exc: BaseException) -> int:
 
 def connector_error(exc: BaseException, turn: int | None) -> ConversationError:
     message = exc.user_message if isinstance(exc, ParleyError) else f"unexpected connector failure: {exc!r}"
+    if isinstance(exc, ChatbotRateLimited):
+        return error(ErrorCode.RATE_LIMITED, message, turn)
     if isinstance(exc, ChatbotHTTPError) and exc.status >= 500 and str(exc.status) not in message:
         message = f"HTTP {exc.status}: {message}"
     return error(connector_error_code(exc), message, turn)

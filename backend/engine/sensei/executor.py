@@ -1,10 +1,16 @@
 """Running many conversations: a bounded thread pool, limits, a sink per finished conversation, cancellation.
 
-`run_profiles` plans every profile (unless given plans), then runs all their conversations on a pool of
-`concurrency` threads (default 4). Limits: `chatbot_concurrency` caps conversations open at once against the
-chatbot (a semaphore around each conversation); the provider limit is the gateway's own per-key limiter
-(`ProviderConfig.max_concurrency`), shared by every client of that key. Each conversation gets a fresh
-connector from `connector_factory` and closes it afterwards.
+`run_profiles` is the one entry point of a SENSEI run, for the CLI and the platform alike. It gives each profile
+a key unique in the run (its test name; `name#2`, `name#3`... for later profiles of the same name, so records
+never collide), plans every profile with the run's seed (drawn at random when None, reported in the summary)
+and the `any()` resolver (an LLM by default), skips the conversations listed in `done` (already recorded by an
+earlier attempt of the run), then runs the rest on a pool of `concurrency` threads (default 4). A caller that
+keeps `any_memory` (the platform, in the run's plan) gets the same any() values on a resumed attempt.
+
+Limits: `chatbot_concurrency` caps conversations open at once against the chatbot (a semaphore around each
+conversation), and the connector's own pacing (`engine.connectors.pacing`) caps them per chatbot; the provider
+limit is the gateway's own per-key limiter (`ProviderConfig.max_concurrency`), shared by every client of that
+key. Each conversation gets a fresh connector from `connector_factory` and closes it afterwards.
 
 Each finished conversation goes to `sink(record)` at once, from the worker thread but one at a time (the sink
 need not be thread-safe): the platform's worker stores it, the CLI writes a file. A connector failure ends only
@@ -15,10 +21,12 @@ conversations from starting and ends running ones between turns (error 4000, sti
 from __future__ import annotations
 
 import contextlib
+import json
+import random
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -35,7 +43,13 @@ from engine.sensei.generators import AnyResolver, GeneratorError
 from engine.sensei.planner import Plan, PlannedConversation, plan
 from engine.sensei.profile import AnyRequest, Profile, Scalar, Variable
 from engine.sensei.prompts import ANY_LIST
-from engine.sensei.simulator import CancelToken, Simulator, SimulatorSettings, SpendTracker
+from engine.sensei.simulator import (
+    CancelToken,
+    Simulator,
+    SimulatorSettings,
+    SpendTracker,
+    simulated_user_model,
+)
 
 ConnectorFactory = Callable[[], Connector]
 Sink = Callable[[ConversationRecord], None]
@@ -49,6 +63,10 @@ class RunReporter:
     def profile_planned(self, profile: Profile, planned: Plan) -> None:
         """A profile's plan is ready (before any of its conversations starts)."""
 
+    def run_planned(self, plans: Sequence[tuple[Profile, Plan]], seed: int, done: int) -> None:
+        """Every profile is planned (profiles carry their run keys as names); `done` of the planned
+        conversations were recorded before and will not run again. Called once, before any conversation."""
+
     def conversation_started(self, profile: Profile, planned: PlannedConversation) -> None:
         """A conversation is about to open its connector."""
 
@@ -61,7 +79,9 @@ class RunReporter:
 
 @dataclass
 class RunSummary:
+    seed: int | None = None
     planned: int = 0
+    already_done: int = 0  # planned conversations recorded by an earlier attempt, not run again
     conversations: int = 0
     with_errors: int = 0
     skipped: int = 0
@@ -77,7 +97,9 @@ class RunSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "seed": self.seed,
             "planned": self.planned,
+            "already_done": self.already_done,
             "conversations": self.conversations,
             "with_errors": self.with_errors,
             "skipped": self.skipped,
@@ -113,6 +135,8 @@ def llm_any_resolver(llm: LLMClient) -> AnyResolver:
         try:
             answer = llm.structured([user(prompt)], _AnyList, tag=TAG_ANY_LIST, temperature=0.7)
         except LLMError as exc:
+            if exc.ends_run:
+                raise
             raise GeneratorError(
                 f"variable {variable.name}: any({request.prompt}) failed: {exc.user_message}"
             ) from exc
@@ -122,6 +146,39 @@ def llm_any_resolver(llm: LLMClient) -> AnyResolver:
         return values[: request.count] if request.count else values
 
     return resolve
+
+
+def remembering_resolver(resolver: AnyResolver, memory: dict[str, list[str]]) -> AnyResolver:
+    """`resolver` with a memory: an `any()` request answered before (in `memory`, which this fills) gets the
+    same values again without a call. A platform run keeps the memory, so a resumed run plans exactly what
+    its first attempt planned even though an LLM would invent other values."""
+    lock = threading.Lock()
+
+    def resolve(variable: Variable, request: AnyRequest, existing: list[Scalar]) -> list[str]:
+        key = json.dumps([variable.name, request.prompt, request.count, existing], ensure_ascii=False)
+        with lock:
+            if key in memory:
+                return list(memory[key])
+        values = resolver(variable, request, existing)
+        with lock:
+            memory[key] = list(values)
+        return values
+
+    return resolve
+
+
+def plan_document(
+    plans: Sequence[tuple[Profile, Plan]], seed: int, planned_on: date, any_values: dict[str, list[str]]
+) -> dict[str, Any]:
+    """What a run planned, as the CLI (`plan.json`) and the platform (the run's `plan` artefact) keep it: the
+    seed, the date, the values invented for any() items (the memory of `remembering_resolver`) and each
+    profile's plan under its run key."""
+    return {
+        "seed": seed,
+        "planned_on": planned_on.isoformat(),
+        "any_values": dict(any_values),
+        "profiles": [planned.to_json() | {"profile": profile.name} for profile, planned in plans],
+    }
 
 
 class _SerialSink:
@@ -156,6 +213,30 @@ class _SerialSink:
             self.reporter.conversation_finished(record)
 
 
+def profile_keys(names: Sequence[str]) -> list[str]:
+    """A key per profile, unique in the run: the name itself, then `name#2`, `name#3`... for repeats."""
+    keys: list[str] = []
+    taken = set(names)
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] == 1:
+            keys.append(name)
+            continue
+        number = seen[name]
+        while f"{name}#{number}" in taken:
+            number += 1
+        key = f"{name}#{number}"
+        taken.add(key)
+        keys.append(key)
+    return keys
+
+
+def new_seed() -> int:
+    """A random run seed, in the range the API accepts."""
+    return random.SystemRandom().randrange(2**31)
+
+
 def run_profiles(
     profiles: Sequence[Profile | tuple[Profile, Plan]],
     connector_factory: ConnectorFactory,
@@ -172,33 +253,63 @@ def run_profiles(
     technology: str | None = None,
     base_dir: Path | None = None,
     today: Callable[[], date] = date.today,
+    planned_on: date | None = None,
+    any_values: AnyResolver | None = None,
+    any_memory: dict[str, list[str]] | None = None,
+    done: Collection[tuple[str, int]] = (),
+    user_model: str | None = None,
 ) -> RunSummary:
-    """Plan and run every conversation of `profiles`; each finished record goes to `sink` immediately."""
+    """Plan and run every conversation of `profiles`; each finished record goes to `sink` immediately.
+
+    `planned_on` is the date the plans are drawn for (relative dates; default: today); `any_values` fills
+    `any()` items (default: the judge, else the user LLM); `any_memory`, when given, holds the values invented
+    by an earlier attempt and receives the new ones (`remembering_resolver`); `done` holds (profile key, index)
+    pairs to skip.
+    `user_model` overrides every profile's `llm.model` (D6); plans are priced with the model that will play
+    the user."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     reporter = reporter or RunReporter()
     cancel = cancel or CancelToken()
-    summary = RunSummary()
+    seed = new_seed() if seed is None else seed
+    summary = RunSummary(seed=seed)
     started = time.monotonic()
-    simulator = Simulator(llm, judge=judge, settings=settings, today=today)
-    resolver = llm_any_resolver(judge or llm)
-    jobs: list[tuple[Profile, PlannedConversation, SpendTracker]] = []
-    for item in profiles:
-        profile, planned = item if isinstance(item, tuple) else (item, None)
+    simulator = Simulator(llm, judge=judge, settings=settings, today=today, user_model=user_model)
+    resolver = any_values or llm_any_resolver(judge or llm)
+    if any_memory is not None:
+        resolver = remembering_resolver(resolver, any_memory)
+    items = [item if isinstance(item, tuple) else (item, None) for item in profiles]
+    keys = profile_keys([profile.name for profile, _ in items])
+    plans: list[tuple[Profile, Plan]] = []
+    test_names: dict[str, str] = {}
+    for (original, given), key in zip(items, keys, strict=True):
+        test_names[key] = original.name
+        profile = original if key == original.name else original.model_copy(update={"name": key})
+        planned = given
         if planned is None:
             planned = plan(
                 profile,
                 seed,
-                today=today(),
+                today=planned_on or today(),
                 any_values=resolver,
                 base_dir=base_dir,
-                model=llm.model,
+                model=simulated_user_model(profile, override=user_model, default=llm.model),
                 prices=llm.prices,
             )
         reporter.profile_planned(profile, planned)
+        plans.append((profile, planned))
+    skip = set(done)
+    jobs: list[tuple[Profile, PlannedConversation, SpendTracker]] = []
+    for profile, planned in plans:
         spend = SpendTracker(profile.conversation.max_cost)
-        jobs += [(profile, conversation, spend) for conversation in planned.conversations]
-    summary.planned = len(jobs)
+        jobs += [
+            (profile, conversation, spend)
+            for conversation in planned.conversations
+            if (profile.name, conversation.index) not in skip
+        ]
+    summary.planned = sum(len(planned.conversations) for _, planned in plans)
+    summary.already_done = summary.planned - len(jobs)
+    reporter.run_planned(plans, seed, summary.already_done)
     serial_sink = _SerialSink(sink, reporter, summary)
     gate = threading.BoundedSemaphore(chatbot_concurrency or concurrency)
     run_id = uuid.uuid4().hex[:8]
@@ -211,17 +322,24 @@ def run_profiles(
             if cancel.cancelled:
                 return False
             reporter.conversation_started(profile, planned)
-            record = _run_one(
-                simulator,
-                profile,
-                planned,
-                spend,
-                connector_factory,
-                cancel,
-                reporter,
-                technology,
-                f"{run_id}-{_slug(profile.name)}-{planned.index}",
-            )
+            try:
+                record = _run_one(
+                    simulator,
+                    profile,
+                    planned,
+                    spend,
+                    connector_factory,
+                    cancel,
+                    reporter,
+                    technology,
+                    f"{run_id}-{_slug(profile.name)}-{planned.index}",
+                )
+            except LLMError as exc:
+                if exc.ends_run:  # the provider is down or the model missing: no other conversation can work
+                    cancel.cancel()
+                raise
+        if test_names[profile.name] != profile.name:
+            record.settings["test_name"] = test_names[profile.name]  # the key was made unique in this run
         try:
             serial_sink(record)
         except BaseException:

@@ -12,9 +12,8 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-
 from engine.sensei.profile import FunctionData, Scalar
+from engine.yamlguard import load_yaml
 
 MAX_VALUES = 100_000
 
@@ -32,7 +31,7 @@ def _resolve(reference: str, base_dir: Path | None) -> Path:
 def read_personality_file(reference: str, base_dir: Path | None) -> list[str]:
     """The `context` sentences of a personality YAML file (`name`, `context: [...]`)."""
     path = _resolve(reference, base_dir)
-    data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    data = load_yaml(path.read_text(encoding="utf-8"), round_trip=False)
     context = data.get("context") if isinstance(data, dict) else None
     if not isinstance(context, list) or not all(isinstance(item, str) for item in context):
         raise TypeError("a personality file needs `context:` with a list of sentences")

@@ -31,7 +31,8 @@ USER_SYSTEM = Template(
         "- Write only your next message, in character, as the user. No preamble, no quotes, no 'User:' label.\n"
         "- Never write the chatbot's part and never write more than one turn.\n"
         "- React to what the chatbot just said when it makes sense, then keep moving towards your goals.\n"
-        "- Do not say goodbye or end the conversation before you have covered all your goals.\n"
+        "- Do not say goodbye or end the conversation before you have covered all your goals. Once they are "
+        "all covered, write one short goodbye and end that message with [END].\n"
         "- Unusual or even odd values are fine: this is a test.\n"
         "{language}"
     ),
@@ -73,6 +74,13 @@ CHANGE_TOPIC = Template(
     intent="After repeated fallbacks, make the user move on to another of its goals instead of insisting.",
     text="The chatbot keeps failing to understand this point. Leave it and continue with another of your "
     "goals, without starting the conversation over. ",
+)
+
+GOALS_LEFT = Template(
+    name="goals_left",
+    intent="When the user closed the conversation too early, name the goals the chatbot has not answered yet.",
+    text="You tried to end the conversation, but the chatbot has not yet answered: {goals}. Do not say goodbye "
+    "yet; continue with what is missing. ",
 )
 
 GOAL_CHECK = Template(
@@ -128,6 +136,7 @@ ALL_TEMPLATES = (
     LANGUAGE_SWITCH,
     REPHRASE,
     CHANGE_TOPIC,
+    GOALS_LEFT,
     GOAL_CHECK,
     EXTRACT,
     ANY_LIST,

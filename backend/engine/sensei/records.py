@@ -12,13 +12,11 @@ timing, `interaction`) into a record so rules can be checked on conversations re
 
 from __future__ import annotations
 
-import io
 import re
 from typing import Any
 
-from ruamel.yaml import YAML
-
 from engine.conversation import ConversationError, ConversationRecord, Turn, Usage
+from engine.yamlguard import load_all_yaml
 
 SCHEMA_ID = "https://parley.invalid/schemas/conversation-record.json"
 SCHEMA_VERSION = 1
@@ -48,8 +46,7 @@ def import_reference_conversation(
     text: str, *, profile: str = "imported", index: int = 0
 ) -> ConversationRecord:
     """A record from a reference conversation file (`---`-separated metadata, timing and interaction)."""
-    yaml = YAML(typ="safe", pure=True)
-    documents = [d for d in yaml.load_all(io.StringIO(text.replace("\n----\n", "\n---\n"))) if d is not None]
+    documents = [d for d in load_all_yaml(text.replace("\n----\n", "\n---\n")) if d is not None]
     merged: dict[str, Any] = {}
     for document in documents:
         if isinstance(document, dict):

@@ -6,9 +6,15 @@ Order of a conversation:
    sent → the reply is recorded with its latency → fallback / repetition bookkeeping → stop conditions;
 3. after the loop: one structured call extracts every output (typed), then missing outputs are reported.
 
+The end of the conversation, from either side, stops it with `stopped_because: finished` (what counts as an
+end, and when: `closing`). The chatbot's answer to the user's closing is a note (`settings.notes`), never fed
+to the loop detectors; a closing before `all_answered` verified the goals is no end: the next prompt names the
+goals still open.
+
 Stop conditions, in every goal style: the turn cap (`steps`, the drawn `random steps`, or `all_answered.limit`),
 a fallback loop (`fallback_loop_limit` fallbacks in a row → 1000), a repetition loop (the same non-fallback
-answer `repeat_limit` times in a row → 1003), budgets (2000 profile, 2001 conversation, 2002 call refused),
+answer `repeat_limit` times in a row → 1003; a statement repeated to the user's repeated request does not
+count, a question asked again does), budgets (2000 profile, 2001 conversation, 2002 call refused),
 cancellation (4000), a connector failure (its code) and a user-LLM failure (3000). Only `all_answered` runs
 the goal check, one structured call per bot reply asking only about goals and outputs not yet confirmed;
 reaching its limit unverified records 1002. In steps mode a user turn costs exactly one LLM call.
@@ -16,6 +22,11 @@ reaching its limit unverified records 1002. In steps mode a user turn costs exac
 After a fallback the next prompt asks the user to rephrase; after `rephrase_limit` fallbacks in a row it asks
 the user to move on to another goal. The conversation's own `random.Random(seed)` drives language switching,
 so a seeded run is reproducible given the same LLM answers.
+
+Which model plays the user (decision D6): the run's override (`user_model`, e.g. the CLI's `--model`), else the
+profile's `llm.model`, else the model of the client the simulator was given; its temperature is the profile's.
+The goal check and the output extraction use the judge's model. An LLM failure that no later call can escape
+(`ends_run`: the provider is down, the model does not exist) ends the run instead of only this conversation.
 """
 
 from __future__ import annotations
@@ -28,7 +39,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import BaseModel, Field
 
@@ -36,7 +47,8 @@ from engine.connectors.base import BotReply, Connector
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, Turn, Usage
 from engine.llm import BudgetExceeded, LLMClient, LLMError, UsageLedger, UsageRecord, system, user
 from engine.sensei import prompts
-from engine.sensei.detection import FallbackDetector, same_answer
+from engine.sensei.closing import chatbot_farewell, match_item, offers_more_help, split_end_mark, user_closing
+from engine.sensei.detection import FallbackDetector, same_answer, same_request
 from engine.sensei.errors import connector_error, error
 from engine.sensei.extraction import answer_schema, extraction_prompt, read_answer
 from engine.sensei.planner import PlannedConversation
@@ -193,15 +205,23 @@ class Simulator:
         settings: SimulatorSettings | None = None,
         clock: Callable[[], float] = time.monotonic,
         today: Callable[[], date] = date.today,
+        user_model: str | None = None,
     ) -> None:
         self.llm = llm
         self.judge = judge or llm
+        self.user_model = user_model
         self.settings = settings or SimulatorSettings()
         self.clock = clock
         self.today = today
         self.tap = UsageTap()
         self.tap.attach(llm.ledger)
         self.tap.attach(self.judge.ledger)
+
+    def user_llm(self, profile: Profile) -> LLMClient:
+        """The client of the model that plays the user for `profile` (D6: override, profile, run default)."""
+        return self.llm.for_model(
+            simulated_user_model(profile, override=self.user_model, default=self.llm.model)
+        )
 
     # -- one conversation ------------------------------------------------------------------------------------
 
@@ -234,7 +254,7 @@ class Simulator:
                 "goals": list(planned.goals),
                 "seed": planned.seed,
                 "personality": profile.user.personality,
-                "user_model": self.llm.model,
+                "user_model": state.user_llm.model,
                 "judge_model": self.judge.model,
                 "profile_model": profile.llm.model,
                 "temperature": profile.llm.temperature,
@@ -278,6 +298,7 @@ class _Conversation:
         self.sim = sim
         self.settings = sim.settings
         self.profile = profile
+        self.user_llm = sim.user_llm(profile)
         self.planned = planned
         self.connector = connector
         self.cancel = cancel
@@ -293,9 +314,14 @@ class _Conversation:
         self.fallbacks_total = 0
         self.repeats_in_row = 0
         self.last_answer: str | None = None
+        self.last_request: str | None = None  # the user message the last answer replied to
         self.languages: list[str] = []
         self.verified: dict[int, str | None] = {}
         self.items_seen: set[str] = set()
+        self.closing: str | None = None  # how the user's last message closed the conversation, if it did
+        self.reply_ended = False  # the last reply came with the chatbot's own end-of-conversation flag
+        self.ending: tuple[str, str] | None = None  # (who ended it, the signal), once it has ended
+        self.goals_reminder = ""
         self.all_answered = profile.conversation.goal_style.kind == "all_answered"
         change = [s for s in planned.styles if s.name == "change language"]
         self.switch_languages = [lang for s in change for lang in s.languages]
@@ -342,6 +368,19 @@ class _Conversation:
                 self.record.errors.append(stop.problem)
             extract = stop.reason not in ("cancelled", "budget", "user_llm_failed")
         self.record.settings["stopped_because"] = reason
+        if self.ending is not None:
+            by, signal = self.ending
+            self.record.settings["ended_by"] = by
+            self.record.settings["end_signal"] = signal
+            open_goals = [i + 1 for i in range(len(self.planned.goals)) if i not in self.verified]
+            if self.all_answered and open_goals:
+                self.record.errors.append(
+                    error(
+                        ErrorCode.GOALS_NOT_VERIFIED,
+                        f"the {by} ended the conversation ({signal}) before goals {open_goals} were verified",
+                        len(self.record.turns) - 1,
+                    )
+                )
         self.record.settings["fallback_replies"] = self.fallbacks_total
         if self.switch_languages:
             self.record.settings["languages"] = list(self.languages)
@@ -443,19 +482,19 @@ class _Conversation:
         )
 
     def _user_message(self) -> str:
-        extra = ""
+        extra, self.goals_reminder = self.goals_reminder, ""
         if self.fallbacks_in_row:
             if self.fallbacks_in_row % self.settings.rephrase_limit == 0:
-                extra = prompts.CHANGE_TOPIC.text
+                extra += prompts.CHANGE_TOPIC.text
             else:
-                extra = prompts.REPHRASE.text
+                extra += prompts.REPHRASE.text
         if self.record.turns:
             prompt = prompts.USER_TURN.fill(transcript=self._transcript(), extra=extra)
         else:
             prompt = prompts.FIRST_TURN.fill(extra=extra)
         messages = [system(self._system_prompt()), user(prompt)]
         try:
-            text = self.sim.llm.complete(
+            text = self.user_llm.complete(
                 messages,
                 tag=TAG_USER_TURN,
                 temperature=self.profile.llm.temperature,
@@ -466,10 +505,15 @@ class _Conversation:
                 "budget", error(ErrorCode.BUDGET_REFUSED, exc.user_message, self._turn_index())
             ) from None
         except LLMError as exc:
+            if exc.ends_run:
+                raise
             raise _Stop(
                 "user_llm_failed", error(ErrorCode.USER_LLM_FAILED, exc.user_message, self._turn_index())
             ) from None
-        message = clean_user_message(text)
+        message, marked = split_end_mark(clean_user_message(text))
+        self.closing = "end marker" if marked else user_closing(message)
+        if marked and not message:
+            self._end("user", "end marker, nothing more to say")
         if not message:
             raise _Stop(
                 "user_llm_failed",
@@ -485,10 +529,40 @@ class _Conversation:
             reply = self.connector.send(message)
         except Exception as exc:  # noqa: BLE001 - a connector failure ends this conversation, never the run
             raise _Stop("connector_error", connector_error(exc, self._turn_index())) from None
+        self.reply_ended = reply.ended
         self._add_bot(reply, self.sim.clock() - before)
+
+    def _end(self, by: str, signal: str) -> NoReturn:
+        self.ending = (by, signal)
+        raise _Stop("finished")
+
+    def _goals_verified(self) -> bool:
+        return self.all_answered and len(self.verified) >= len(self.planned.goals)
+
+    def _answer_to_closing(self, answer: str, closing: str) -> None:
+        """The user closed the conversation; the chatbot's answer is a note, never a loop or a fault."""
+        what = "its fallback" if self.detector.is_fallback(answer) else "a message"
+        note = f"the chatbot answered the user's closing with {what}"
+        notes = self.record.settings.setdefault("notes", [])
+        notes.append({"turn": len(self.record.turns) - 1, "note": note})
+        if not self.all_answered or self._goals_verified():
+            self._end("user", closing)
+        # Too early: the judge looks at this answer too, and the next prompt names what is still open.
+        self._goal_check()
+        open_goals = [goal for i, goal in enumerate(self.planned.goals) if i not in self.verified]
+        self.goals_reminder = prompts.GOALS_LEFT.fill(goals="; ".join(open_goals))
 
     def _after_reply(self) -> None:
         answer = self.record.turns[-1].text
+        closing, self.closing = self.closing, None
+        if closing is not None:
+            self._answer_to_closing(answer, closing)
+            return
+        if self.reply_ended:
+            self._end("chatbot", "final state")
+        farewell = chatbot_farewell(answer)
+        if farewell is not None:
+            self._end("chatbot", f"farewell: {farewell}")
         if self.detector.is_fallback(answer):
             self.fallbacks_in_row += 1
             self.fallbacks_total += 1
@@ -504,10 +578,16 @@ class _Conversation:
                 )
         else:
             self.fallbacks_in_row = 0
+            request = self.record.turns[-2].text if len(self.record.turns) >= 2 else ""
             if self.last_answer is not None and answer.strip() and same_answer(answer, self.last_answer):
-                self.repeats_in_row += 1
+                # The same statement given again to the same request is consistency, not a loop; a question
+                # asked again (the chatbot does not take the answer) still is one.
+                asked_again = self.last_request is not None and same_request(request, self.last_request)
+                if not asked_again or "?" in answer:
+                    self.repeats_in_row += 1
             else:
                 self.repeats_in_row = 1
+            self.last_request = request
             if self.repeats_in_row >= self.settings.repeat_limit:
                 raise _Stop(
                     "repetition_loop",
@@ -520,6 +600,9 @@ class _Conversation:
         self.last_answer = answer
         if self.all_answered:
             self._goal_check()
+            offer = offers_more_help(answer)
+            if offer is not None and self._goals_verified():
+                self._end("chatbot", f"offer of more help after the goals were met: {offer}")
 
     def _goal_check(self) -> None:
         open_goals = [(i, goal) for i, goal in enumerate(self.planned.goals) if i not in self.verified]
@@ -545,6 +628,8 @@ class _Conversation:
                 "budget", error(ErrorCode.BUDGET_REFUSED, exc.user_message, self._turn_index())
             ) from None
         except LLMError as exc:
+            if exc.ends_run:
+                raise
             raise _Stop(
                 "user_llm_failed",
                 error(
@@ -555,8 +640,8 @@ class _Conversation:
         for item in verdict.goals:
             if item.answered and item.goal - 1 in wanted:
                 self.verified[item.goal - 1] = item.evidence
-        names = {o.name for o in open_items}
-        self.items_seen |= {name for name in verdict.items_given if name in names}
+        names = [o.name for o in open_items]
+        self.items_seen |= {found for given in verdict.items_given if (found := match_item(given, names))}
         if len(self.verified) >= len(self.planned.goals) and all(
             o.name in self.items_seen for o in self.profile.chatbot.outputs
         ):
@@ -575,6 +660,8 @@ class _Conversation:
                 temperature=0.0,
             )
         except LLMError as exc:
+            if exc.ends_run:
+                raise
             code = (
                 ErrorCode.BUDGET_REFUSED if isinstance(exc, BudgetExceeded) else ErrorCode.EXTRACTION_FAILED
             )
@@ -591,6 +678,14 @@ class _Conversation:
                     ErrorCode.GOAL_NOT_COMPLETED, f"{len(missing)} output(s) not found: {', '.join(missing)}"
                 )
             )
+
+
+def simulated_user_model(
+    profile: Profile, *, override: str | None = None, default: str | None = None
+) -> str | None:
+    """The model that plays the user for `profile` (D6): the run's override, else the profile's, else `default`.
+    The same rule for the CLI, the worker and the platform's cost estimate."""
+    return override or profile.llm.model or default
 
 
 def clean_user_message(text: str) -> str:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from engine.sensei.problems import Problem
 from engine.yamldata import plain
+from engine.yamlguard import YAMLRefused, load_yaml
 
 Path = tuple[str | int, ...]
 Position = tuple[int, int]
@@ -49,9 +49,13 @@ def no_position(path: Sequence[str | int]) -> Position | None:
 
 def parse_yaml(text: str, *, source: str = "profile") -> tuple[Any, Locator, list[Problem]]:
     """(plain data, locator, problems); on a syntax error the data is None and the problem says where."""
-    yaml = YAML(typ="rt", pure=True)
     try:
-        document = yaml.load(text)
+        document = load_yaml(text)
+    except YAMLRefused as exc:
+        problem = Problem.error(
+            "yaml_refused", exc.user_message, line=exc.line, column=exc.column, file=source
+        )
+        return None, no_position, [problem]
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = Problem.error(

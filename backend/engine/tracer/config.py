@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,17 +31,51 @@ class TracerConfig(BaseModel):
         default=2, ge=1, description="fallbacks in a row before a topic change"
     )
 
-    # Consolidation
+    # Extraction and consolidation
+    analysis_temperature: float | None = Field(
+        default=0.1,
+        ge=0,
+        le=2,
+        description="temperature of extraction and duplicate decisions: low, so that one step keeps one name; "
+        "None = the model's default (a model that refuses temperatures gets its default from the gateway)",
+    )
+    known_in_extraction: int = Field(
+        default=80, ge=0, description="known functionalities shown to extraction so it reuses their names"
+    )
+    consolidation: Literal["llm", "lexical"] = Field(
+        default="llm",
+        description="who decides duplicates: the LLM on a wide shortlist, or lexical similarity alone (no "
+        "consolidation calls; an approximation that leaves paraphrased duplicates, labelled so on the run)",
+    )
+    duplicate_neighbours: int = Field(
+        default=12,
+        ge=0,
+        description="nearest functionalities each one is compared with by the LLM, however low their "
+        "lexical similarity: paraphrases often share few words",
+    )
     duplicate_threshold: float = Field(
         default=0.55,
         ge=0,
         le=1,
-        description="similarity from which two functionalities are candidate duplicates",
+        description="similarity from which two functionalities are candidates even beyond the nearest ones",
     )
     certain_duplicate: float = Field(
         default=0.9, ge=0, le=1, description="similarity from which they merge without asking the LLM"
     )
-    max_candidates_per_call: int = Field(default=12, ge=1, description="candidate pairs judged per LLM call")
+    lexical_merge: float = Field(
+        default=0.75,
+        ge=0,
+        le=1,
+        description="in the lexical mode (or when the LLM fails): similarity from which two merge",
+    )
+    max_questions_per_call: int = Field(
+        default=40, ge=1, description="duplicate questions per consolidation call (one call normally)"
+    )
+    max_llm_failed_sessions: int = Field(
+        default=3,
+        ge=1,
+        description="sessions in a row the LLM may fail in (each skipped with a warning) before the run fails",
+    )
 
     # Profiles
     max_profiles: int = Field(default=8, ge=1, description="profiles the grouping may propose at most")

@@ -1,20 +1,26 @@
 """Extraction after each session, and consolidation of duplicate functionalities.
 
-Consolidation is a shortlist plus confirmation: `similarity.shortlist` proposes candidate pairs locally;
-pairs that are near-identical merge at once, the others go to the LLM in batches (one call judges many
-pairs), and every judged pair is remembered so it is never asked again. A merge keeps the older node's name
-(so parent links and the exploration stack stay valid), unions parameters, options, outputs and parents, and
-re-points every link to the absorbed node.
+Duplicates are fought twice. Extraction is shown the names already known and asked to reuse them, at a low
+temperature, so a step seen again usually comes back under its name. What still slips through — the same
+step in other words — goes to the LLM: `similarity.shortlist` pairs every functionality with its nearest
+neighbours (however low their lexical score: paraphrases share few words) and with anything above a cut-off;
+near-identical pairs merge at once, the rest become questions that one batched call answers, and every
+judged pair is remembered so it is never asked again. Without the LLM (the lexical mode, or a failed call at
+the end), lexical similarity decides alone, and the run is told it got an approximation.
+
+A merge keeps the older node's name (so parent links and the exploration stack stay valid), unions
+parameters, options, outputs and parents, and re-points every link to the absorbed node.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from engine.llm import user
+from engine.llm import LLMError, user
 from engine.tracer import prompts
-from engine.tracer.deps import TracerDeps
+from engine.tracer.deps import TracerDeps, survivable
 from engine.tracer.explore import load_model
 from engine.tracer.model import (
     ConsolidationAnswer,
@@ -123,19 +129,42 @@ def _describe(node: Functionality) -> str:
         p.name + (f" [{', '.join(p.options[:8])}]" if p.options else "") for p in node.parameters
     )
     outputs = ", ".join(o.name for o in node.outputs)
-    return f"{node.name}: {node.description} | inputs: {inputs or '-'} | outputs: {outputs or '-'}"
+    description = " ".join(node.description.split())
+    return f"{node.name}: {description} | inputs: {inputs or '-'} | outputs: {outputs or '-'}"
+
+
+def _either(numbers: Sequence[int]) -> str:
+    shown = [f"[{n}]" for n in numbers]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+
+
+@dataclass
+class Resolution:
+    judged: list[str] = field(default_factory=list)
+    """Keys of the pairs decided now; they are never asked again."""
+    error: LLMError | None = None
+    """The consolidation call that failed; its pairs stay undecided."""
 
 
 def resolve_candidates(
-    deps: TracerDeps, model: FunctionalModel, candidates: Sequence[Candidate], judged: set[str]
-) -> list[str]:
-    """Merge the confirmed candidates into `model`; returns the keys of the pairs judged now.
+    deps: TracerDeps,
+    model: FunctionalModel,
+    candidates: Sequence[Candidate],
+    judged: set[str],
+    *,
+    lexical: bool = False,
+) -> Resolution:
+    """Merge the candidates that are duplicates into `model` (in place).
 
-    Certain pairs (score ≥ `certain_duplicate`) merge without a call; the rest are judged by the LLM in
-    batches of `max_candidates_per_call`. Names follow earlier merges, so a chain a~b, b~c ends in one node.
+    Certain pairs (score ≥ `certain_duplicate`) merge without a call. The others become questions — "is this
+    functionality the same step as one of these earlier ones?" — that the LLM answers in one batched call
+    (`max_questions_per_call` questions each). With `lexical`, no call is made: pairs scoring at least
+    `lexical_merge` merge, the rest stay apart (an approximation). Names follow earlier merges, so a chain
+    a~b, b~c ends in one node; the node discovered first keeps its name.
     """
     config = deps.config
     renamed: dict[str, str] = {}
+    resolution = Resolution()
 
     def current(name: str) -> str:
         while name in renamed:
@@ -156,93 +185,211 @@ def resolve_candidates(
         logger.info("Merged %s into %s", absorbed, survivor)
 
     asked: list[Candidate] = []
-    now_judged: list[str] = []
     for candidate in candidates:
         if candidate.key in judged:
             continue
         if candidate.score >= config.certain_duplicate:
             merge(candidate.a, candidate.b, "")
-            now_judged.append(candidate.key)
+            resolution.judged.append(candidate.key)
+        elif lexical:
+            if candidate.score >= config.lexical_merge:
+                merge(candidate.a, candidate.b, "")
+            resolution.judged.append(candidate.key)
         else:
             asked.append(candidate)
-    size = config.max_candidates_per_call
-    for start in range(0, len(asked), size):
-        batch = [c for c in asked[start : start + size] if current(c.a) != current(c.b)]
-        nodes = [(model.get(current(c.a)), model.get(current(c.b))) for c in batch]
-        shown = [(c, a, b) for c, (a, b) in zip(batch, nodes, strict=True) if a is not None and b is not None]
-        if not shown:
+
+    # Each question is about the later-found node of a pair: is it one of the earlier ones it resembles?
+    questions: dict[str, dict[str, str]] = {}
+    order = {name: index for index, name in enumerate(model.names())}
+    for candidate in asked:
+        a, b = current(candidate.a), current(candidate.b)
+        if a == b or a not in order or b not in order:
+            resolution.judged.append(candidate.key)
             continue
-        pairs = "\n\n".join(
-            f"Pair {number}:\n  A) {_describe(a)}\n  B) {_describe(b)}"
-            for number, (_, a, b) in enumerate(shown, start=1)
+        later, earlier = (a, b) if order[a] > order[b] else (b, a)
+        questions.setdefault(later, {}).setdefault(earlier, candidate.key)
+    items = sorted(questions, key=order.__getitem__)
+    size = config.max_questions_per_call
+    for start in range(0, len(items), size):
+        # Earlier batches may have merged some of these nodes: ask about what they are now.
+        batch: dict[str, set[str]] = {}
+        keys: list[str] = []
+        for asked_item in items[start : start + size]:
+            item = current(asked_item)
+            for other, key in questions[asked_item].items():
+                keys.append(key)
+                if current(other) != item:
+                    batch.setdefault(item, set()).add(current(other))
+        if not batch:
+            resolution.judged += keys
+            continue
+        nodes = {node.name: node for node in model.functionalities}
+        shown = sorted(
+            {name for item, others in batch.items() for name in (item, *others)}, key=order.__getitem__
         )
-        answer = deps.llm.structured(
-            [user(prompts.CONSOLIDATE.format(pairs=pairs))], ConsolidationAnswer, tag="tracer.consolidate"
-        )
-        verdicts = {v.pair: v for v in answer.verdicts}
-        for number, (candidate, a, b) in enumerate(shown, start=1):
-            now_judged.append(candidate.key)
-            verdict = verdicts.get(number)
-            if verdict is not None and verdict.same:
-                merge(a.name, b.name, verdict.description)
-    return now_judged
+        number = {name: index for index, name in enumerate(shown, start=1)}
+        functionalities = "\n".join(f"[{number[name]}] {_describe(nodes[name])}" for name in shown)
+        lines = [
+            f"- Is [{number[item]}] the same step as {_either(sorted(number[o] for o in others))}?"
+            for item, others in batch.items()
+        ]
+        try:
+            answer = deps.llm.structured(
+                [
+                    user(
+                        prompts.CONSOLIDATE.format(
+                            functionalities=functionalities, questions="\n".join(lines)
+                        )
+                    )
+                ],
+                ConsolidationAnswer,
+                tag="tracer.consolidate",
+                temperature=config.analysis_temperature,
+            )
+        except LLMError as exc:
+            if not survivable(exc):
+                raise
+            resolution.error = exc
+            return resolution
+        by_number = {index: name for name, index in number.items()}
+        for verdict in answer.verdicts:
+            said_item = by_number.get(verdict.item, "")
+            said_same = by_number.get(verdict.same_as, "") if verdict.same_as is not None else ""
+            # Only an answer to a question asked counts: a number outside the item's candidates is ignored.
+            if said_same in batch.get(said_item, ()):
+                merge(said_same, said_item, verdict.description)
+        resolution.judged += keys
+    return resolution
 
 
 # -- nodes --------------------------------------------------------------------------------------------------------
 
 
 def format_transcript(transcript: Transcript) -> str:
+    """The conversation as `User:` / `Chatbot:` lines; turns the chatbot failed to answer are left out."""
     lines = []
     for turn in transcript["turns"]:
+        if turn.get("error"):
+            continue
         speaker = "User" if turn["role"] == "explorer" else "Chatbot"
         lines.append(f"{speaker}: {turn['text']}")
     return "\n".join(lines)
 
 
+def known_functionalities(model: FunctionalModel, limit: int) -> str:
+    """The extraction prompt's list of the names found so far (empty when there are none)."""
+    if not model.functionalities or limit <= 0:
+        return ""
+    lines = []
+    for node in model.functionalities[:limit]:
+        inputs = ", ".join(p.name for p in node.parameters)
+        description = " ".join(node.description.split())[:160]
+        lines.append(f"- {node.name}: {description}" + (f" (inputs: {inputs})" if inputs else ""))
+    return prompts.KNOWN_IN_EXTRACTION.format(functionalities="\n".join(lines))
+
+
+def _add_extracted(
+    deps: TracerDeps, model: FunctionalModel, answer: ExtractionAnswer, session: int, focus: str | None
+) -> list[str]:
+    added: list[str] = []
+    for extracted in answer.functionalities:
+        node = _normalised(extracted, session, focus)
+        if node.name == focus:
+            node.parents = []
+        existing = model.find(node.name)
+        if existing is None:
+            model.functionalities.append(node)
+            added.append(node.name)
+            deps.reporter.functionality("added", node.name, node.description)
+        else:
+            # Same name (or the name of a node merged earlier): seen again; no LLM needed to merge it.
+            existing.parameters = union_parameters(existing.parameters, node.parameters)
+            existing.outputs = union_outputs(existing.outputs, node.outputs)
+            existing.discovered_in = sorted(set(existing.discovered_in) | {session})
+    return added
+
+
 def extract(deps: TracerDeps, state: TracerState) -> dict[str, object]:
-    """Analyse the last session: one structured call, then add, merge and push new nodes on the stack."""
+    """Analyse the last session: one structured call that sees the names already known, then add the new
+    nodes, let the LLM decide in one call whether any is a known one in other words, and push the survivors on
+    the stack. An LLM failure skips the session with a warning; `max_llm_failed_sessions` in a row fail the
+    run (the provider is evidently down)."""
     transcript = state.get("pending")
     done = state.get("sessions_done", 0)
     if transcript is None:
         return {"sessions_done": done}
+    config = deps.config
     model = load_model(state)
     focus = transcript["focus"] if transcript["focus"] and model.get(transcript["focus"]) else None
     session = transcript["session"]
     added: list[str] = []
     judged_now: list[str] = []
+    warnings: list[str] = []
+    failed = transcript["ended"] == "llm_error"
+    failure = transcript["error"] or ""
     with deps.usage_delta() as usage:
-        if any(t["role"] == "chatbot" and not t["fallback"] for t in transcript["turns"]):
+        if any(
+            t["role"] == "chatbot" and not t["fallback"] and not t.get("error") for t in transcript["turns"]
+        ):
             hint = f"\nThe user was exploring the chatbot's step '{focus}'." if focus else ""
-            answer = deps.llm.structured(
-                [user(prompts.EXTRACT.format(focus=hint, transcript=format_transcript(transcript)))],
-                ExtractionAnswer,
-                tag="tracer.extract",
+            prompt = prompts.EXTRACT.format(
+                focus=hint,
+                known=known_functionalities(model, config.known_in_extraction),
+                transcript=format_transcript(transcript),
             )
-            for extracted in answer.functionalities:
-                node = _normalised(extracted, session, focus)
-                if node.name == focus:
-                    node.parents = []
-                existing = model.find(node.name)
-                if existing is None:
-                    model.functionalities.append(node)
-                    added.append(node.name)
-                    deps.reporter.functionality("added", node.name, node.description)
-                else:
-                    # Same name (or the name of a node merged earlier): seen again; no LLM needed to merge it.
-                    existing.parameters = union_parameters(existing.parameters, node.parameters)
-                    existing.outputs = union_outputs(existing.outputs, node.outputs)
-                    existing.discovered_in = sorted(set(existing.discovered_in) | {session})
+            try:
+                answer = deps.llm.structured(
+                    [user(prompt)],
+                    ExtractionAnswer,
+                    tag="tracer.extract",
+                    temperature=config.analysis_temperature,
+                )
+            except LLMError as exc:
+                if not survivable(exc):
+                    raise
+                failed, failure = True, exc.user_message
+                warnings.append(
+                    f"Session {session} was skipped: the language model failed while reading it "
+                    f"({exc.user_message})."
+                )
+            else:
+                failed = False
+                added = _add_extracted(deps, model, answer, session, focus)
         if added:
             candidates = shortlist(
-                model.functionalities, threshold=deps.config.duplicate_threshold, only_involving=set(added)
+                model.functionalities,
+                threshold=config.duplicate_threshold,
+                only_involving=set(added),
+                neighbours=config.duplicate_neighbours,
             )
-            judged_now = resolve_candidates(deps, model, candidates, set(state.get("judged_pairs", [])))
+            resolution = resolve_candidates(
+                deps,
+                model,
+                candidates,
+                set(state.get("judged_pairs", [])),
+                lexical=config.consolidation == "lexical",
+            )
+            judged_now = resolution.judged
+            if resolution.error is not None:
+                warnings.append(
+                    f"Session {session}: duplicates could not be checked ({resolution.error.user_message}); "
+                    "they are checked again after the last session."
+                )
+    failed_in_row = state.get("llm_failed_sessions", 0) + 1 if failed else 0
+    if failed_in_row >= config.max_llm_failed_sessions:
+        raise LLMError(
+            f"The language model failed in {failed_in_row} exploration sessions in a row (last: {failure}). "
+            "Resume the run once the provider answers again."
+        )
+    for warning in warnings:
+        logger.warning(warning)
+        deps.reporter.warning(warning)
     survivors = [name for name in added if model.get(name) is not None]
     explored = set(state.get("explored", []))
     queue = [name for name in state.get("queue", []) if model.get(name) is not None]
     # Depth-first: the first node found in this session is explored next, before older pending ones.
     queue += [name for name in reversed(survivors) if name not in explored and name not in queue]
-    deps.reporter.progress(done + 1, deps.config.sessions)
+    deps.reporter.progress(done + 1, config.sessions)
     return {
         "model": model.model_dump(mode="json"),
         "sessions_done": done + 1,
@@ -250,20 +397,51 @@ def extract(deps: TracerDeps, state: TracerState) -> dict[str, object]:
         "transcripts": [transcript],
         "queue": queue,
         "judged_pairs": judged_now,
+        "llm_failed_sessions": failed_in_row,
+        "warnings": warnings,
         "usage": usage,
     }
 
 
+LEXICAL_NOTE = (
+    "Duplicate functionalities were decided by lexical similarity alone, without the language model: an "
+    "approximation that leaves paraphrased duplicates apart."
+)
+
+
 def consolidate(deps: TracerDeps, state: TracerState) -> dict[str, object]:
-    """Refinement step 1: one global pass over all functionalities with the shortlist (pairs judged once)."""
+    """Refinement step 1: one global pass over all functionalities, each compared with its nearest neighbours
+    (pairs judged once). If the LLM fails here, the open pairs are decided lexically and the run says so."""
     deps.reporter.stage("consolidate")
+    config = deps.config
     model = load_model(state)
+    warnings: list[str] = []
     with deps.usage_delta() as usage:
-        candidates = shortlist(model.functionalities, threshold=deps.config.duplicate_threshold)
-        judged_now = resolve_candidates(deps, model, candidates, set(state.get("judged_pairs", [])))
+        candidates = shortlist(
+            model.functionalities,
+            threshold=config.duplicate_threshold,
+            neighbours=config.duplicate_neighbours,
+        )
+        judged = set(state.get("judged_pairs", []))
+        lexical = config.consolidation == "lexical"
+        resolution = resolve_candidates(deps, model, candidates, judged, lexical=lexical)
+        judged_now = resolution.judged
+        if resolution.error is not None:
+            warnings.append(
+                f"The language model failed while checking duplicates ({resolution.error.user_message})."
+            )
+            fallback = resolve_candidates(deps, model, candidates, judged | set(judged_now), lexical=True)
+            judged_now += fallback.judged
+            lexical = True
+        if lexical:
+            warnings.append(LEXICAL_NOTE)
+    for warning in warnings:
+        logger.warning(warning)
+        deps.reporter.warning(warning)
     return {
         "stage": "classify",
         "model": model.model_dump(mode="json"),
         "judged_pairs": judged_now,
+        "warnings": warnings,
         "usage": usage,
     }

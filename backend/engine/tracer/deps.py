@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.connectors import Connector
-from engine.llm import LLMClient
+from engine.llm import BudgetExceeded, LLMAuthError, LLMClient, LLMConfigError, LLMError
 from engine.tracer.config import TracerConfig
 from engine.tracer.reporter import CancelToken, NeverCancelled, NullReporter, Reporter
 
@@ -34,6 +34,15 @@ def sensei_errors(yaml_text: str) -> list[str]:
     if result.profile is None and not lines:
         lines.append("the profile could not be read")
     return lines
+
+
+def survivable(error: LLMError) -> bool:
+    """An LLM failure one session can absorb (a passing outage, a refused or malformed answer), unlike one that
+    every later call would repeat: a rejected key, impossible settings, a spent budget, or whatever the gateway
+    marks as ending the run (`ends_run`: the circuit breaker is open, the model does not exist)."""
+    if getattr(error, "ends_run", False):
+        return False
+    return not isinstance(error, LLMAuthError | LLMConfigError | BudgetExceeded)
 
 
 @dataclass

@@ -11,22 +11,27 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Callable
+from functools import partial
 from typing import Literal
 
 from langgraph.types import Command
 
-from engine.connectors import BotReply, ConnectorError
-from engine.llm import Message, assistant, system, user
+from engine.connectors import BotReply, ConnectorError, SessionLost
+from engine.llm import LLMError, Message, assistant, system, user
 from engine.tracer import prompts
-from engine.tracer.deps import TracerDeps
+from engine.tracer.deps import TracerDeps, survivable
 from engine.tracer.model import FallbackVerdict, FunctionalModel, ProbeAnswer, RewrittenTurn
 from engine.tracer.reporter import check_cancel
 from engine.tracer.similarity import common_reply, fallback_similarity, sounds_like_assistant
-from engine.tracer.state import TracerState, Transcript, Turn
+from engine.tracer.state import Ended, TracerState, Transcript, Turn
 
 logger = logging.getLogger("engine.tracer")
 COMPLETE = "EXPLORATION COMPLETE"
 QUIT_WORDS = frozenset({"quit", "exit", "bye", "goodbye"})
+MAX_ERRORS_IN_ROW = 2
+"""Chatbot failures in a row after which a session ends (the next session starts a fresh conversation)."""
+NO_ANSWER = "(no answer: the chatbot returned an error)"
 
 
 def reply_text(reply: BotReply | None) -> str:
@@ -55,29 +60,59 @@ def probe(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     """Languages and fallback: greet once, send a few nonsense messages, one LLM call reads all the replies.
 
     When most nonsense replies are the same sentence, that sentence is the fallback without asking the LLM;
-    the LLM call still names the languages (and the fallback when the replies disagree).
+    the LLM call still names the languages (and the fallback when the replies disagree). A probe the chatbot
+    fails to answer (an HTTP 500, a timeout) is recorded as a warning and the others go on; only a chatbot
+    that answers none of them stops the run.
     """
     deps.reporter.stage("probe")
     connector = deps.connector
-    with deps.usage_delta() as usage:
+    warnings: list[str] = []
+    errors: list[ConnectorError] = []
+
+    def ask(label: str, call: Callable[[], BotReply | None]) -> BotReply | None:
+        try:
+            return call()
+        except ConnectorError as exc:
+            errors.append(exc)
+            warnings.append(
+                f"Probe: the chatbot failed on {label} ({exc.user_message}); exploration goes on."
+            )
+            return None
+
+    def new_conversation() -> BotReply | None:
         connector.new_conversation()
-        greeting = reply_text(connector.greeting())
-        hello = reply_text(connector.send(prompts.PROBE_GREETING))
-        nonsense = []
+        return None
+
+    with deps.usage_delta() as usage:
+        ask("opening a conversation", new_conversation)
+        greeting = reply_text(ask("the greeting", connector.greeting))
+        hello_reply = ask(f'"{prompts.PROBE_GREETING}"', lambda: connector.send(prompts.PROBE_GREETING))
+        hello = reply_text(hello_reply)
+        nonsense: list[str] = []
+        answered = [bool(greeting), hello_reply is not None]
         for text in prompts.PROBE_NONSENSE:
             check_cancel(deps.cancel)
-            connector.new_conversation()
+            ask("opening a conversation", new_conversation)
+            reply = ask(f'"{text}"', partial(connector.send, text))
+            answered.append(reply is not None)
             # Only the bubbles: buttons a bot appends to its fallback are not part of the sentence.
-            nonsense.append(connector.send(text).text.strip())
+            nonsense.append(reply.text.strip() if reply is not None else "")
+        if errors and not any(answered):
+            raise ConnectorError(
+                f"The chatbot answered none of TRACER's probe messages; the last error: {errors[-1].user_message}"
+            )
         lines = []
         if greeting:
             lines.append(f"Greeting: {greeting}")
-        lines.append(f'Answer to "{prompts.PROBE_GREETING}": {hello}')
+        lines.append(f'Answer to "{prompts.PROBE_GREETING}": {hello or "(no answer)"}')
         for question, answer in zip(prompts.PROBE_NONSENSE, nonsense, strict=True):
-            lines.append(f'Answer to "{question}": {answer}')
+            lines.append(f'Answer to "{question}": {answer or "(no answer)"}')
         probed = deps.llm.structured(
             [user(prompts.PROBE.format(replies="\n".join(lines)))], ProbeAnswer, tag="tracer.probe"
         )
+    for warning in warnings:
+        logger.warning(warning)
+        deps.reporter.warning(warning)
     agreed = common_reply(nonsense)
     fallback = agreed or (probed.fallback.strip() if probed.fallback and probed.fallback.strip() else None)
     languages = [lang.strip().title() for lang in probed.languages if lang.strip()] or ["English"]
@@ -91,6 +126,7 @@ def probe(deps: TracerDeps, state: TracerState) -> dict[str, object]:
         "queue": [],
         "pending": None,
         "started_at": deps.clock(),
+        "warnings": warnings,
         "usage": usage,
     }
 
@@ -145,7 +181,10 @@ def _llm_history(system_prompt: str, turns: list[Turn], window: int, nudge: str)
     messages: list[Message] = [system(system_prompt)]
     for turn in turns[-window:]:
         # The explorer LLM plays the user, so its own lines are "assistant" and the chatbot's are "user".
-        messages.append(assistant(turn["text"]) if turn["role"] == "explorer" else user(turn["text"]))
+        if turn["role"] == "explorer":
+            messages.append(assistant(turn["text"]))
+        else:
+            messages.append(user(NO_ANSWER if turn.get("error") else turn["text"]))
     messages.append(system(nudge))
     return messages
 
@@ -157,11 +196,17 @@ class _Session:
         self.number = number
         self.focus = focus
         self.turns: list[Turn] = []
+        self.warnings: list[str] = []
         self.language = primary_language(model)
 
     def add(self, role: Literal["explorer", "chatbot"], text: str, *, fallback: bool = False) -> None:
         self.turns.append(Turn(role=role, text=text, fallback=fallback))
         self.deps.reporter.message(self.number, role, text)
+
+    def warn(self, text: str) -> None:
+        logger.warning(text)
+        self.warnings.append(text)
+        self.deps.reporter.warning(text)
 
     def is_fallback(self, message: str, reply: str) -> bool:
         config = self.deps.config
@@ -197,6 +242,35 @@ class _Session:
         return self.deps.llm.complete(messages, tag="tracer.explore").strip()
 
     def run(self) -> Transcript:
+        """The session's conversation. A chatbot failure on one turn is recorded and the conversation goes on
+        (two in a row end it); an LLM failure ends it early, keeping what was said (`extract` decides)."""
+        ended: Ended
+        error: str | None = None
+        try:
+            self.deps.connector.new_conversation()
+            greeting = reply_text(self.deps.connector.greeting())
+        except ConnectorError as exc:
+            self.warn(
+                f"Session {self.number}: the chatbot failed to start a conversation ({exc.user_message})."
+            )
+            return Transcript(
+                session=self.number, focus=self.focus, turns=[], ended="chatbot_error", error=exc.user_message
+            )
+        if greeting:
+            self.add("chatbot", greeting)
+        try:
+            ended, error = self.converse()
+        except LLMError as exc:
+            if not survivable(exc):
+                raise
+            ended, error = "llm_error", exc.user_message
+            self.warn(
+                f"Session {self.number} was cut short: the language model failed ({exc.user_message}); "
+                "the conversation so far is kept."
+            )
+        return Transcript(session=self.number, focus=self.focus, turns=self.turns, ended=ended, error=error)
+
+    def converse(self) -> tuple[Ended, str | None]:
         deps, config = self.deps, self.deps.config
         system_prompt = prompts.EXPLORER_SYSTEM.format(
             language=self.language,
@@ -204,17 +278,13 @@ class _Session:
             focus=_focus_text(self.model, self.focus),
             turns=config.turns,
         )
-        deps.connector.new_conversation()
-        greeting = reply_text(deps.connector.greeting())
-        if greeting:
-            self.add("chatbot", greeting)
-        ended: Literal["complete", "turn_limit", "chatbot_error", "bot_quit"] = "turn_limit"
-        error = None
-        fallbacks_in_row = 0
+        fallbacks_in_row = errors_in_row = 0
         for index in range(config.turns):
             check_cancel(deps.cancel)
             left = config.turns - index
-            if fallbacks_in_row >= config.abandon_after_fallbacks:
+            if errors_in_row:
+                nudge = prompts.ERROR_NUDGE.text
+            elif fallbacks_in_row >= config.abandon_after_fallbacks:
                 nudge = prompts.TOPIC_NUDGE.text
             elif fallbacks_in_row:
                 nudge = prompts.REPHRASE_NUDGE.text
@@ -225,10 +295,16 @@ class _Session:
             canned = self.opener() if index == 0 else None
             message = canned or self.explorer_message(system_prompt, nudge)
             if COMPLETE in message.upper():
-                ended = "complete"
-                break
+                return "complete", None
             if canned is None and self.turns and sounds_like_assistant(message):
-                last_reply = next((t["text"] for t in reversed(self.turns) if t["role"] == "chatbot"), "")
+                last_reply = next(
+                    (
+                        t["text"]
+                        for t in reversed(self.turns)
+                        if t["role"] == "chatbot" and not t.get("error")
+                    ),
+                    "",
+                )
                 message = deps.llm.structured(
                     [
                         user(
@@ -241,22 +317,34 @@ class _Session:
                     tag="tracer.rewrite",
                 ).message.strip()
             if not message:
-                ended = "complete"
-                break
+                return "complete", None
             self.add("explorer", message)
             try:
                 reply = reply_text(deps.connector.send(message))
+            except SessionLost as exc:
+                self.warn(f"Session {self.number}: the chatbot lost the conversation ({exc.user_message}).")
+                return "chatbot_error", exc.user_message
             except ConnectorError as exc:
-                ended, error = "chatbot_error", exc.user_message
-                deps.reporter.warning(f"Session {self.number}: the chatbot failed: {exc.user_message}")
-                break
+                errors_in_row += 1
+                self.turns.append(Turn(role="chatbot", text="", fallback=False, error=exc.user_message))
+                if errors_in_row >= MAX_ERRORS_IN_ROW:
+                    self.warn(
+                        f"Session {self.number}: the chatbot failed {errors_in_row} times in a row "
+                        f"({exc.user_message}); the session ends, exploration goes on."
+                    )
+                    return "chatbot_error", exc.user_message
+                self.warn(
+                    f"Session {self.number}, turn {index + 1}: the chatbot failed ({exc.user_message}); "
+                    "recorded, the conversation goes on."
+                )
+                continue
+            errors_in_row = 0
             fallback = self.is_fallback(message, reply)
             self.add("chatbot", reply, fallback=fallback)
             fallbacks_in_row = fallbacks_in_row + 1 if fallback else 0
             if reply.strip().lower().strip(".!") in QUIT_WORDS:
-                ended = "bot_quit"
-                break
-        return Transcript(session=self.number, focus=self.focus, turns=self.turns, ended=ended, error=error)
+                return "bot_quit", None
+        return "turn_limit", None
 
 
 def converse(deps: TracerDeps, state: TracerState) -> dict[str, object]:
@@ -265,9 +353,10 @@ def converse(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     focus = state.get("focus")
     model = load_model(state)
     logger.info("Session %d/%d: %s", number, deps.config.sessions, focus or "general exploration")
+    session = _Session(deps, model, number, focus)
     with deps.usage_delta() as usage:
-        transcript = _Session(deps, model, number, focus).run()
-    update: dict[str, object] = {"pending": transcript, "usage": usage}
+        transcript = session.run()
+    update: dict[str, object] = {"pending": transcript, "usage": usage, "warnings": session.warnings}
     if focus:
         update["explored"] = [focus]
     return update

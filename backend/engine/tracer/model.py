@@ -12,17 +12,21 @@ and any checkpointer (memory, sqlite, Postgres) stores it without custom types.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 ChatbotType = Literal["transactional", "informational", "unknown"]
 _NOT_NAME = re.compile(r"[^a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def snake_name(text: str) -> str:
-    """`Prompt for Pizza-Size` → `prompt_for_pizza_size`; never empty."""
-    name = _NOT_NAME.sub("_", text.strip().lower()).strip("_")
+    """`Prompt for Pizza-Size`, `promptForPizzaSize` → `prompt_for_pizza_size`, `tamaño` → `tamano`; never
+    empty. Models write names in any casing; one spelling per name keeps "seen again" an exact match."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    name = _NOT_NAME.sub("_", _CAMEL.sub("_", plain.strip()).lower()).strip("_")
     return name or "unnamed"
 
 
@@ -131,14 +135,19 @@ class RewrittenTurn(_Answer):
     message: str = Field(description="the message, rewritten as a customer would type it")
 
 
-class PairVerdict(_Answer):
-    pair: int = Field(description="the number of the candidate pair")
-    same: bool = Field(description="true only when both describe the same chatbot action")
+class DuplicateVerdict(_Answer):
+    item: int = Field(description="the number of the functionality the question is about")
+    same_as: int | None = Field(
+        default=None,
+        description="the number of the candidate that is the same step, or null when none of them is",
+    )
     description: str = Field(default="", description="when same: one description covering both")
 
 
 class ConsolidationAnswer(_Answer):
-    verdicts: list[PairVerdict] = Field(default_factory=list)
+    verdicts: list[DuplicateVerdict] = Field(
+        default_factory=list, description="one verdict per question, in the order asked"
+    )
 
 
 class ClassificationAnswer(_Answer):

@@ -97,6 +97,13 @@ TOPIC_NUDGE = Prompt(
     "The chatbot has not understood you several times in a row. Drop this topic and ask about something else.",
 )
 
+ERROR_NUDGE = Prompt(
+    "error_nudge",
+    "Tell the explorer the chatbot failed to answer its last message, so it tries again or moves on.",
+    "The chatbot failed to answer your last message (an error on its side). Send it again in other words, or "
+    "ask about something else.",
+)
+
 TURN_REMINDER = Prompt(
     "turn_reminder",
     "Keep the explorer in the customer's role just before it writes its next message.",
@@ -139,7 +146,7 @@ EXTRACT = Prompt(
     "extract",
     "Turn one exploration transcript into the chatbot's functionalities with their inputs and outputs.",
     """Below is a conversation between a customer ("User") and a chatbot ("Chatbot").{focus}
-
+{known}
 {transcript}
 
 List the functionalities the CHATBOT showed, as steps of its workflow:
@@ -156,16 +163,37 @@ List the functionalities the CHATBOT showed, as steps of its workflow:
 If the chatbot showed nothing but greetings and misunderstandings, return an empty list.""",
 )
 
+KNOWN_IN_EXTRACTION = Prompt(
+    "known_in_extraction",
+    "Show extraction the functionalities found so far, so that a step seen again keeps its name.",
+    """
+Functionalities already known from earlier conversations with this chatbot:
+{functionalities}
+When this conversation shows one of these steps again, even worded differently, give it exactly the name
+listed here (and report the options and outputs seen in this conversation). Name a new functionality only
+for a step that is not in this list.
+""",
+)
+
 CONSOLIDATE = Prompt(
     "consolidate",
-    "Confirm or reject candidate duplicate functionalities that the local similarity shortlist proposed.",
-    """These pairs of functionalities were found in conversations with the same chatbot and look alike. For each
-pair, decide whether both describe the SAME step of the chatbot (same action, same purpose, inputs that mean
-the same thing), so that one node should replace both. Different steps of one task (asking for the size vs.
-asking for the toppings) or different topics are NOT the same. When unsure, answer false.
-When they are the same, write one description that covers both.
+    "Decide which functionalities are the same chatbot step under two names, on a wide shortlist of candidates.",
+    """These functionalities were found in different conversations with the same chatbot, so one step of the
+chatbot may appear under two names.
 
-{pairs}""",
+Functionalities:
+{functionalities}
+
+Questions:
+{questions}
+
+For each question, decide whether the functionality is the SAME step of the chatbot as one of the listed
+candidates: same action, same purpose, inputs that mean the same thing, so that one node should replace both.
+Names worded differently can be the same step (other verbs, synonyms, word order); judge by what the chatbot
+does. Different steps of one task (asking for the size vs. asking for the toppings), asking for something vs.
+confirming it, or different topics are NOT the same. Answer with the number of the candidate that is the
+same step, or null when none is (and when unsure); when it is the same, write one description that covers
+both.""",
 )
 
 CLASSIFY = Prompt(
@@ -293,10 +321,12 @@ ALL: tuple[Prompt, ...] = (
     OPENER_NUDGE,
     REPHRASE_NUDGE,
     TOPIC_NUDGE,
+    ERROR_NUDGE,
     TURN_REMINDER,
     FALLBACK_CHECK,
     REWRITE_TURN,
     EXTRACT,
+    KNOWN_IN_EXTRACTION,
     CONSOLIDATE,
     CLASSIFY,
     WORKFLOW_TRANSACTIONAL,

@@ -5,7 +5,8 @@ No model weights are involved. Functionalities are compared on three signals, ea
 - text: TF-IDF cosine over name words, description, parameter names and options (IDF from the compared set, so
   words every functionality shares, like "user" or "chatbot", weigh little);
 - inputs: Jaccard overlap of the parameter names.
-The score is a weighted mean; pairs above a threshold are *candidates* that the LLM confirms or rejects.
+The score is a weighted mean. It only ranks: the *candidates* the LLM judges are each node's nearest
+neighbours plus every pair above a threshold, so that paraphrases scoring low still reach the decision.
 """
 
 from __future__ import annotations
@@ -142,17 +143,30 @@ def similarity_matrix(nodes: Sequence[Functionality]) -> dict[tuple[int, int], f
 
 
 def shortlist(
-    nodes: Sequence[Functionality], *, threshold: float, only_involving: set[str] | None = None
+    nodes: Sequence[Functionality],
+    *,
+    threshold: float,
+    only_involving: set[str] | None = None,
+    neighbours: int = 0,
 ) -> list[Candidate]:
-    """Candidate duplicate pairs, best first; `only_involving` restricts to pairs touching those names."""
+    """Candidate duplicate pairs, best first: every pair scoring at least `threshold`, and each node with its
+    `neighbours` most similar others whatever their score — a paraphrase ("ask_for_pizza_size",
+    "request_size_of_pizza") may share few words, so a cut-off alone would never let the LLM see it.
+    `only_involving` restricts the list to pairs touching those names."""
     scores = similarity_matrix(nodes)
-    found = []
+    by_node: dict[int, list[tuple[float, int]]] = {i: [] for i in range(len(nodes))}
     for (i, j), score in scores.items():
-        a, b = nodes[i].name, nodes[j].name
-        if only_involving is not None and a not in only_involving and b not in only_involving:
+        by_node[i].append((score, j))
+        by_node[j].append((score, i))
+    chosen: dict[tuple[int, int], float] = {}
+    for i, partners in by_node.items():
+        if only_involving is not None and nodes[i].name not in only_involving:
             continue
-        if score >= threshold:
-            found.append(Candidate(a, b, round(score, 4)))
+        partners.sort(key=lambda item: (-item[0], item[1]))
+        for rank, (score, j) in enumerate(partners):
+            if rank < neighbours or score >= threshold:
+                chosen[(min(i, j), max(i, j))] = score
+    found = [Candidate(nodes[i].name, nodes[j].name, round(score, 4)) for (i, j), score in chosen.items()]
     found.sort(key=lambda c: (-c.score, c.a, c.b))
     return found
 

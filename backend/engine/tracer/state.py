@@ -9,9 +9,10 @@ appended to (each node returns only what it added).
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 Role = Literal["explorer", "chatbot"]
+Ended = Literal["complete", "turn_limit", "chatbot_error", "bot_quit", "llm_error"]
 Stage = Literal["probe", "explore", "consolidate", "classify", "workflow", "profiles", "artefacts", "done"]
 
 
@@ -19,6 +20,8 @@ class Turn(TypedDict):
     role: Role
     text: str
     fallback: bool
+    error: NotRequired[str]
+    """Set on a chatbot turn that failed (HTTP 500, timeout...): the error, recorded; exploration went on."""
 
 
 class Transcript(TypedDict):
@@ -27,7 +30,7 @@ class Transcript(TypedDict):
     focus: str | None
     """The functionality this session explored; None for a general session."""
     turns: list[Turn]
-    ended: Literal["complete", "turn_limit", "chatbot_error", "bot_quit"]
+    ended: Ended
     error: str | None
 
 
@@ -66,6 +69,8 @@ class TracerState(TypedDict, total=False):
     transcripts: Annotated[list[Transcript], operator.add]
     judged_pairs: Annotated[list[str], union]
     """Candidate duplicate pairs the LLM already judged ("a|b", sorted), so none is asked twice."""
+    llm_failed_sessions: int
+    """Sessions in a row skipped because the LLM failed; too many fail the run."""
     groups: list[dict[str, Any]]
     """Profile groups (name, role, functionalities) from the grouping call."""
     profiles: list[ProfileRecord]

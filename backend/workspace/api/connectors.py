@@ -197,10 +197,12 @@ class ConnectorViewSet(viewsets.ModelViewSet[Connector]):
             if isinstance(request.data.get("yaml"), str):
                 config = parse_connector_yaml(request.data["yaml"], source="yaml")
             else:
-                config = ConnectorConfig(
-                    technology=str(request.data.get("technology") or ""),
-                    params=dict(request.data.get("params") or {}),
-                )
+                params = request.data.get("params") or {}
+                if not isinstance(params, dict):
+                    raise exceptions.ValidationError(
+                        {"params": ["Send the parameters as a JSON object of name: value."]}
+                    )
+                config = ConnectorConfig(technology=str(request.data.get("technology") or ""), params=params)
             validate_config(config)
         except ConnectorConfigError as exc:
             problem = {

@@ -17,14 +17,16 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
 from rest_framework import exceptions, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from common.requests import GuardedJSONParser
 from engine.sensei.planner import PlanError, plan
 from workspace import templates
 from workspace.models import Personality, Profile, Project, Rule
 from workspace.permissions import PublicReadOwnerWrite, readable_projects, writable_projects
+from workspace.rule_names import check_rule_names
 from workspace.validation import Validation, validate_personality, validate_profile, validate_rule
 
 MAX_UPLOAD_FILES = 200
@@ -104,12 +106,25 @@ class PersonalitySerializer(DocumentSerializer):
     class Meta(DocumentSerializer.Meta):
         model = Personality
 
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)
+        # Profiles name a personality, so two with one name in a project would make that name ambiguous.
+        name = attrs.get("name")
+        others = Personality.objects.filter(project=self.context["project"], name=name)
+        if self.instance is not None:
+            others = others.exclude(pk=self.instance.pk)
+        if name and others.exists():
+            raise serializers.ValidationError(
+                {"name": [f"This project already has a personality called {name!r}."]}
+            )
+        return attrs
+
 
 class DocumentViewSet(viewsets.ModelViewSet[Any]):
     """The shared shape; subclasses set the model, serializer, validator and template."""
 
     permission_classes = (PublicReadOwnerWrite,)
-    parser_classes = (JSONParser,)
+    parser_classes = (GuardedJSONParser,)
     model: ClassVar[type[Model]]
     template_text: ClassVar[str]
 
@@ -139,6 +154,8 @@ class DocumentViewSet(viewsets.ModelViewSet[Any]):
     def get_serializer_context(self) -> dict[str, Any]:
         context = super().get_serializer_context()
         context.update(validate=self.validate_text, extra_fields=self.extra_fields)
+        if not getattr(self, "swagger_fake_view", False):
+            context["project"] = self.project
         return context
 
     def validate_text(self, text: str) -> Validation:
@@ -285,7 +302,7 @@ class RuleViewSet(DocumentViewSet):
     template_text = templates.RULE
 
     def validate_text(self, text: str) -> Validation:
-        return validate_rule(text)
+        return check_rule_names(validate_rule(text), self.project)
 
     def extra_fields(self, result: Validation) -> dict[str, Any]:
         return {"active": bool(result.parsed.active)} if result.parsed is not None else {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import serializers, viewsets
 
 from accounts.models import LLMKey
@@ -17,6 +17,10 @@ from workspace.permissions import PublicReadOwnerWrite, readable_projects
 class ProjectSerializer(serializers.ModelSerializer[Project]):
     owner_name = serializers.CharField(source="owner.public_name", read_only=True)
     is_owner = serializers.SerializerMethodField()
+    model_warnings = serializers.SerializerMethodField(
+        help_text="Chosen models the key's provider did not list at its last test or model list, with the "
+        "closest listed ones. A warning only: empty when every model was listed or no list is known."
+    )
     connector = serializers.PrimaryKeyRelatedField(queryset=Connector.objects.none())
     llm_key = serializers.PrimaryKeyRelatedField(
         queryset=LLMKey.objects.none(), allow_null=True, required=False
@@ -45,10 +49,11 @@ class ProjectSerializer(serializers.ModelSerializer[Project]):
             "public",
             "owner_name",
             "is_owner",
+            "model_warnings",
             "created_at",
             "updated_at",
         )
-        read_only_fields = ("id", "owner_name", "is_owner", "created_at", "updated_at")
+        read_only_fields = ("id", "owner_name", "is_owner", "model_warnings", "created_at", "updated_at")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -63,6 +68,10 @@ class ProjectSerializer(serializers.ModelSerializer[Project]):
         request = self.context.get("request")
         return bool(request and project.owner_id == request.user.pk)
 
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_model_warnings(self, project: Project) -> list[str]:
+        return project.model_warnings() if self.get_is_owner(project) else []
+
     def to_representation(self, instance: Project) -> dict[str, Any]:
         data = super().to_representation(instance)
         if not data["is_owner"]:
@@ -73,6 +82,23 @@ class ProjectSerializer(serializers.ModelSerializer[Project]):
 
     def validate_name(self, value: str) -> str:
         return unique_name_per_owner(self, Project, value, "project")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """A project with a key needs the model its runs fall back on (runs.deps): without one, every run
+        would be refused at start. Without a key it may be saved as a draft; the test center says what is
+        missing."""
+        current = self.instance
+
+        def value(field: str) -> Any:
+            return attrs[field] if field in attrs else getattr(current, field, None)
+
+        if value("llm_key") is not None and not (value("exploration_model") or "").strip():
+            message = (
+                "Choose the exploration model: TRACER explores with it, and SENSEI and checks use it when no "
+                "profile or judge model is chosen."
+            )
+            raise serializers.ValidationError({"exploration_model": [message]})
+        return attrs
 
 
 @extend_schema_view(
@@ -95,7 +121,7 @@ class ProjectViewSet(viewsets.ModelViewSet[Project]):
         if getattr(self, "swagger_fake_view", False):
             return Project.objects.none()
         user = self.request.user
-        projects = readable_projects(user).select_related("owner")
+        projects = readable_projects(user).select_related("owner", "llm_key")
         if self.action == "list":
             mine = user.is_authenticated and self.request.query_params.get("scope", "mine") != "public"
             projects = projects.filter(owner=user) if mine else projects.filter(public=True)

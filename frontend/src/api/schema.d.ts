@@ -123,22 +123,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/connectors/{id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["connectors_retrieve"];
-        put: operations["connectors_update"];
-        post?: never;
-        delete: operations["connectors_destroy"];
-        options?: never;
-        head?: never;
-        patch: operations["connectors_partial_update"];
-        trace?: never;
-    };
     "/api/connectors/{id}/test/": {
         parameters: {
             query?: never;
@@ -154,6 +138,22 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/connectors/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["connectors_retrieve"];
+        put: operations["connectors_update"];
+        post?: never;
+        delete: operations["connectors_destroy"];
+        options?: never;
+        head?: never;
+        patch: operations["connectors_partial_update"];
         trace?: never;
     };
     "/api/connectors/technologies/": {
@@ -223,22 +223,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/keys/{id}/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: operations["keys_retrieve"];
-        put?: never;
-        post?: never;
-        delete: operations["keys_destroy"];
-        options?: never;
-        head?: never;
-        patch: operations["keys_partial_update"];
-        trace?: never;
-    };
     "/api/keys/{id}/models/": {
         parameters: {
             query?: never;
@@ -271,6 +255,22 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["keys_retrieve"];
+        put?: never;
+        post?: never;
+        delete: operations["keys_destroy"];
+        options?: never;
+        head?: never;
+        patch: operations["keys_partial_update"];
         trace?: never;
     };
     "/api/projects/": {
@@ -730,7 +730,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An artefact: TRACER's model, report, graph, transcripts or usage; a bench's bench or report */
+        /** An artefact: TRACER's model, report, graph, transcripts or usage; a bench's bench or report; a SENSEI run's plan */
         get: operations["runs_artefacts_retrieve"];
         put?: never;
         post?: never;
@@ -1034,9 +1034,10 @@ export interface components {
          *     * `transcripts` - Transcripts
          *     * `usage` - Usage
          *     * `bench` - Bench
+         *     * `plan` - Plan
          * @enum {string}
          */
-        NameEnum: "model" | "report" | "graph" | "transcripts" | "usage" | "bench";
+        NameEnum: "model" | "report" | "graph" | "transcripts" | "usage" | "bench" | "plan";
         /**
          * @description * `delete-enum-value` - delete-enum-value
          *     * `change-optionality` - change-optionality
@@ -1325,6 +1326,8 @@ export interface components {
             public?: boolean;
             readonly owner_name: string;
             readonly is_owner: boolean;
+            /** @description Chosen models the key's provider did not list at its last test or model list, with the closest listed ones. A warning only: empty when every model was listed or no list is known. */
+            readonly model_warnings: string[];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1758,6 +1761,32 @@ export interface operations {
             };
         };
     };
+    connectors_test_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this connector. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConnectorTestRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
     connectors_retrieve: {
         parameters: {
             query?: never;
@@ -1849,32 +1878,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Connector"];
-                };
-            };
-        };
-    };
-    connectors_test_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A unique integer value identifying this connector. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["ConnectorTestRequest"];
-            };
-        };
-        responses: {
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"];
                 };
             };
         };
@@ -1993,6 +1996,50 @@ export interface operations {
             };
         };
     };
+    keys_models_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this llm key. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    keys_test_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this llm key. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
     keys_retrieve: {
         parameters: {
             query?: never;
@@ -2058,50 +2105,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LLMKey"];
-                };
-            };
-        };
-    };
-    keys_models_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A unique integer value identifying this llm key. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"];
-                };
-            };
-        };
-    };
-    keys_test_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description A unique integer value identifying this llm key. */
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Run"];
                 };
             };
         };
@@ -3196,6 +3199,8 @@ export interface operations {
                 /** @description A page number within the paginated result set. */
                 page?: number;
                 profile?: string;
+                /** @description A conversation's record id (what check results name): that conversation only. */
+                record?: string;
             };
             header?: never;
             path: {

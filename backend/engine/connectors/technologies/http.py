@@ -4,7 +4,8 @@ Compatible with the reference keys (`name`, `base_url`, `timeout`, `headers`, `f
 `send_message{path, method, headers, timeout, payload_template}`, `response_path`) and adds:
 `{session_id}`/`{uuid}`/`{turn}` placeholders, a `new_conversation` request whose reply gives the session id
 (otherwise every conversation gets a fresh UUID as its id), `query` parameters, `messages_path` for
-multi-message replies, `buttons_path`, and an optional greeting read from the `new_conversation` reply.
+multi-message replies, `buttons_path`, `ended_path` (the chatbot's own "conversation over" flag), and an
+optional greeting read from the `new_conversation` reply.
 Templates are filled in after parsing (see `templating.py`), never by text substitution.
 """
 
@@ -130,6 +131,11 @@ class HttpSettings(TechnologySettings):
     buttons_path: ReplyPath | None = Field(
         None, description="Path to a list of buttons; absent means no buttons."
     )
+    ended_path: ReplyPath | None = Field(
+        None,
+        description="Path to a value that is true when the chatbot ended the conversation (a final state, "
+        "a session-ended flag); absent or false means it goes on.",
+    )
 
     @field_validator("headers")
     @classmethod
@@ -246,7 +252,16 @@ class HttpConnector(Connector):
                 buttons = as_buttons(extract(body, settings.buttons_path, setting="buttons_path"))
             except ChatbotProtocolError:
                 buttons = []  # a reply without buttons simply has none
-        return BotReply(messages=as_messages(found), buttons=buttons, raw=body, latency_s=latency)
+        ended = False
+        if settings.ended_path is not None:
+            try:
+                flag = extract(body, settings.ended_path, setting="ended_path")
+            except ChatbotProtocolError:
+                flag = None  # a reply without the flag has not ended anything
+            ended = flag is True or (isinstance(flag, str) and flag.strip().lower() in ("true", "yes", "1"))
+        return BotReply(
+            messages=as_messages(found), buttons=buttons, raw=body, latency_s=latency, ended=ended
+        )
 
     def close(self) -> None:
         self._channel.close()

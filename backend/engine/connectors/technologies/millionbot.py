@@ -17,7 +17,7 @@ from engine.connectors.base import BotReply, Button, Connector, ConnectorContext
 from engine.connectors.errors import ChatbotProtocolError
 from engine.connectors.paths import extract
 from engine.connectors.technologies._replies import as_buttons
-from engine.connectors.technology import BaseUrl, Seconds, Technology, TechnologySettings
+from engine.connectors.technology import BaseUrl, PageUrl, Seconds, Technology, TechnologySettings
 from engine.connectors.transport import HttpChannel, check_status, decode_json, display_url, join_url
 
 SESSION_HEADER = "x-chat-session-token"
@@ -27,7 +27,7 @@ class MillionbotSettings(TechnologySettings):
     bot_id: str = Field(min_length=1, description="The bot's id in 1MillionBot.")
     api_key: SecretStr = Field(description="The widget's API key (sent as 'Authorization: API-KEY <key>').")
     base_url: BaseUrl = Field("https://api.1millionbot.com/api/public/", description="The public API root.")
-    site_url: str | None = Field(
+    site_url: PageUrl | None = Field(
         None, description="Page the widget lives on; sent as Origin/Referer and url."
     )
     language: str = Field("es", description="Conversation language code.")

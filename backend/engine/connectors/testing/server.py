@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,6 +46,7 @@ class FakeRequest:
     target: str
     headers: dict[str, str]
     body: bytes
+    received_at: float = field(default_factory=time.monotonic)  # when the server read it (monotonic clock)
 
     @property
     def path(self) -> str:

@@ -1,10 +1,11 @@
-"""A fake OpenAI-compatible server for tests of everything that calls an LLM over HTTP.
+"""A fake OpenAI-compatible server, as strict as the provider it stands for, for tests that go through real HTTP.
 
-Speaks just enough of the protocol: `POST /v1/chat/completions` (with usage, JSON-schema response formats
-and forced tool calls) and `GET /v1/models`. Answers follow a script keyed by caller tag (format in
-`engine.llm.testing.script`). The server learns the tag from the `X-Parley-Tag` header that the gateway
-sends on every call, and falls back to the schema or tool name of a structured call (the tag with dots
-turned into underscores), so scripts work for clients that send no header too.
+`POST /v1/chat/completions` is answered by the strict protocol double (`engine.llm.testing.protocol`): OpenAI's
+rules by default (`provider="gemini"` or `"local"` for the others), so it refuses what the real API refuses,
+answers 429 with `Retry-After`, returns refusals and empty answers when scripted, and wraps JSON in prose outside
+strict JSON-schema mode. `GET /v1/models` lists the models it serves; any other model is a 404. Answers follow a
+script keyed by caller tag (format in `engine.llm.testing.script`); the server learns the tag from the
+`X-Parley-Tag` header the gateway sends on every call, or from the schema or tool name of a structured call.
 
 Faults can be scripted per tag or injected for the next N calls (`inject`). Every request is recorded
 (`requests`), and the highest number of requests handled at once is kept (`max_in_flight`).
@@ -12,12 +13,12 @@ Faults can be scripted per tag or injected for the next N calls (`inject`). Ever
 In-process (pytest)::
 
     with running_fake_server({"tracer.extract": {"json": {...}}}) as server:
-        config = ProviderConfig("openai-compatible", base_url=server.base_url, model="fake-model")
+        config = ProviderConfig("openai-compatible", base_url=server.base_url, model="gpt-5-mini")
 
-From another process: `python -m engine.llm.testing.fake_server --port P [--latency S] [--script FILE]`.
-The first line on stdout is the base URL once the server listens. Other processes can steer it over HTTP:
-`POST /_fake/script {"tag": ..., "replies": [...]}`, `POST /_fake/inject {"fault": ..., "times": N, ...}`,
-`GET /_fake/requests`, `POST /_fake/reset`.
+From another process: `python -m engine.llm.testing.fake_server --port P [--latency S] [--script FILE]
+[--provider openai|gemini|local]`. The first line on stdout is the base URL once the server listens. Other
+processes can steer it over HTTP: `POST /_fake/script {"tag": ..., "replies": [...]}`,
+`POST /_fake/inject {"fault": ..., "times": N, ...}`, `GET /_fake/requests`, `POST /_fake/reset`.
 """
 
 from __future__ import annotations
@@ -30,23 +31,23 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from engine.llm.client import TAG_HEADER
-from engine.llm.testing.script import (
-    FAULTS,
-    Reply,
-    Script,
-    ScriptPlayer,
-    as_mapping,
-    estimate_tokens,
-    load_script,
-    reply_text,
-)
+from engine.llm.testing.protocol import ProviderDouble, ProviderKind, requested_schema
+from engine.llm.testing.script import FAULTS, Reply, Script, as_mapping, load_script
 
-DEFAULT_MODELS = ("fake-model", "fake-model-mini")
+# The models the fake server lists and serves: two neutral names and the OpenAI models the tests exercise.
+DEFAULT_MODELS = (
+    "fake-model",
+    "fake-model-mini",
+    "gpt-4o-mini",
+    "gpt-4.1-mini",
+    "gpt-5-mini",
+    "o4-mini",
+)
 
 
 @dataclass
@@ -61,6 +62,7 @@ class ReceivedRequest:
     started: float
     finished: float | None = None
     status: int | None = None
+    error: Any = None  # the error body, when the server refused or failed the request
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -74,29 +76,60 @@ class _Injected:
     tag: str | None = None
 
 
-@dataclass
 class FakeLLMServer:
-    """The server's state and lifecycle; handlers read and update it under one lock."""
+    """The server's state and lifecycle; handlers read and update it under one lock. The protocol rules and
+    the script live in `double`; `json_schema_supported` and friends are forwarded to it."""
 
-    script: Script | None = None
-    latency_s: float = 0.0
-    # When set, any other bearer token is answered 401 (and echoed back, the way real providers do).
-    api_key: str | None = None
-    models: tuple[str, ...] = DEFAULT_MODELS
-    json_schema_supported: bool = True
-    host: str = "127.0.0.1"
-    port: int = 0
-    player: ScriptPlayer = field(init=False)
-    requests: list[ReceivedRequest] = field(init=False, default_factory=list)
-    max_in_flight: int = field(init=False, default=0)
-    _in_flight: int = field(init=False, default=0)
-    _injected: list[_Injected] = field(init=False, default_factory=list)
-    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
-    _httpd: ThreadingHTTPServer | None = field(init=False, default=None)
-    _thread: threading.Thread | None = field(init=False, default=None)
+    def __init__(
+        self,
+        script: Script | None = None,
+        *,
+        latency_s: float = 0.0,
+        api_key: str | None = None,
+        models: tuple[str, ...] = DEFAULT_MODELS,
+        provider: ProviderKind = "openai",
+        host: str = "127.0.0.1",
+        port: int = 0,
+        **rules: Any,
+    ) -> None:
+        self.double = ProviderDouble(
+            provider=provider, script=script, models=models, api_key=api_key, **rules
+        )
+        self.latency_s = latency_s
+        self.host = host
+        self.port = port
+        self.requests: list[ReceivedRequest] = []
+        self.max_in_flight = 0
+        self._in_flight = 0
+        self._injected: list[_Injected] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
 
-    def __post_init__(self) -> None:
-        self.player = ScriptPlayer(self.script)
+    # -- rules, forwarded to the double ---------------------------------------------------------------------
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return self.double.models or ()
+
+    @models.setter
+    def models(self, value: tuple[str, ...]) -> None:
+        self.double.models = tuple(value)
+
+    @property
+    def api_key(self) -> str | None:
+        return self.double.api_key
+
+    @property
+    def json_schema_supported(self) -> bool:
+        return self.double.json_schema_supported
+
+    @json_schema_supported.setter
+    def json_schema_supported(self, value: bool) -> None:
+        self.double.json_schema_supported = value
+
+    @property
+    def player(self) -> Any:
+        return self.double.player
 
     # -- lifecycle ---------------------------------------------------------------------------------------
 
@@ -105,10 +138,10 @@ class FakeLLMServer:
         httpd.daemon_threads = True
         self._httpd = httpd
         self.port = int(httpd.server_address[1])
-        self._thread = threading.Thread(
+        thread = threading.Thread(
             target=httpd.serve_forever, args=(0.05,), name="fake-llm-server", daemon=True
         )
-        self._thread.start()
+        thread.start()
         return self
 
     def stop(self) -> None:
@@ -124,7 +157,7 @@ class FakeLLMServer:
     # -- steering ----------------------------------------------------------------------------------------
 
     def set_replies(self, tag: str, replies: Reply | list[Reply]) -> None:
-        self.player.set(tag, replies)
+        self.double.set_replies(tag, replies)
 
     def inject(self, fault: str, *, times: int = 1, tag: str | None = None, **options: Any) -> None:
         """Make the next `times` calls (of `tag`, or of any tag) fail with `fault` (see the script format)."""
@@ -137,12 +170,17 @@ class FakeLLMServer:
             self.requests.clear()
             self._injected.clear()
             self.max_in_flight = 0
-        self.player.clear()
+        self.double.player.clear()
 
     def chat_requests(self, tag: str | None = None) -> list[ReceivedRequest]:
         with self._lock:
             found = [r for r in self.requests if r.path.endswith("/chat/completions")]
         return [r for r in found if tag is None or r.tag == tag]
+
+    def refused(self, param: str | None = None) -> list[ReceivedRequest]:
+        """Chat requests answered 400 (for `param`: those whose error names that parameter)."""
+        found = [r for r in self.chat_requests() if r.status == 400]
+        return found if param is None else [r for r in found if param in json.dumps(r.error or {})]
 
     # -- used by the handler -----------------------------------------------------------------------------
 
@@ -173,7 +211,7 @@ def running_fake_server(
     script: Script | None = None, *, port: int = 0, **options: Any
 ) -> Iterator[FakeLLMServer]:
     """Start a fake server for the duration of a `with` block; `server.base_url` is what clients use."""
-    server = FakeLLMServer(script=script, port=port, **options).start()
+    server = FakeLLMServer(script, port=port, **options).start()
     try:
         yield server
     finally:
@@ -215,14 +253,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def _error(self, status: int, message: str, kind: str, headers: dict[str, str] | None = None) -> None:
-        self._send(status, {"error": {"message": message, "type": kind, "code": kind}}, headers)
+    def _bearer(self) -> str:
+        return (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
 
     # -- routes --------------------------------------------------------------------------------------------
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") == "/v1/models":
-            if not self._authorised():
+            key = self.state.api_key
+            if key is not None and self._bearer() != key:
+                reply = self.state.double.handle({}, tag="", bearer=self._bearer())
+                self._send(reply.status, reply.body, reply.headers)
                 return
             data = [
                 {"id": m, "object": "model", "created": 0, "owned_by": "parley-fake"}
@@ -232,7 +273,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/_fake/requests":
             self._send(200, [asdict(r) for r in self.state.requests])
         else:
-            self._error(404, f"No route {self.path}.", "not_found")
+            self._send(404, {"error": {"message": f"No route {self.path}.", "type": "not_found"}})
 
     def do_POST(self) -> None:
         body = self._read_json()
@@ -251,119 +292,26 @@ class _Handler(BaseHTTPRequestHandler):
             self.state.reset()
             self._send(200, {"ok": True})
         else:
-            self._error(404, f"No route {self.path}.", "not_found")
-
-    def _authorised(self) -> bool:
-        expected = self.state.api_key
-        presented = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
-        if expected is None or presented == expected:
-            return True
-        # Real providers echo (part of) the wrong key; doing the same lets tests prove it gets redacted.
-        self._error(401, f"Incorrect API key provided: {presented}.", "invalid_api_key")
-        return False
+            self._send(404, {"error": {"message": f"No route {self.path}.", "type": "not_found"}})
 
     def _chat(self, body: Any) -> None:
         state = self.state
-        json_schema, schema_name, use_tools = _requested_schema(body)
+        _, schema_name, _ = requested_schema(body)
         tag = self.headers.get(TAG_HEADER) or schema_name or ""
         headers = {name.lower(): value for name, value in self.headers.items()}
         received = ReceivedRequest("POST", self.path, tag, headers, body, time.time())
         state._record(received)
         state._enter()
         try:
-            status = self._answer(body, tag, json_schema, schema_name, use_tools=use_tools)
+            injected = state._take_injected(tag)
+            reply = state.double.handle(body, tag=tag, bearer=self._bearer(), injected=injected)
+            time.sleep(state.latency_s + reply.delay_s)
+            self._send(reply.status, reply.body, reply.headers, raw=reply.raw)
+            received.status = reply.status
+            received.error = reply.body if reply.status >= 400 else None
         finally:
             state._leave()
             received.finished = time.time()
-        received.status = status
-
-    def _answer(
-        self,
-        body: Any,
-        tag: str,
-        json_schema: dict[str, Any] | None,
-        schema_name: str | None,
-        *,
-        use_tools: bool,
-    ) -> int:
-        state = self.state
-        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            self._error(400, "The body must be a JSON object with a messages list.", "invalid_request_error")
-            return 400
-        if not self._authorised():
-            return 401
-        spec = state._take_injected(tag) or state.player.next(tag, schema_name or "") or {}
-        time.sleep(state.latency_s + float(spec.get("delay", 2 if spec.get("fault") == "slow" else 0)))
-        fault = spec.get("fault")
-        if fault == "rate_limit":
-            retry_after = str(spec.get("retry_after", 1))
-            self._error(
-                429, "Rate limit reached for requests.", "rate_limit_exceeded", {"Retry-After": retry_after}
-            )
-            return 429
-        if fault == "server_error":
-            status = int(spec.get("status", 500))
-            message = str(spec.get("message", "The server had an error while processing your request."))
-            self._error(status, message, "server_error")
-            return status
-        if fault == "auth":
-            self._error(401, "Incorrect API key provided.", "invalid_api_key")
-            return 401
-        if fault == "malformed_body":
-            self._send(200, None, raw=b'{"id": "chatcmpl-broken", "choices": [')
-            return 200
-        if json_schema is not None and not use_tools and not state.json_schema_supported:
-            self._error(
-                400,
-                "response_format of type json_schema is not supported by this model.",
-                "invalid_request_error",
-            )
-            return 400
-        text = reply_text(spec, tag=tag, json_schema=json_schema)
-        self._send(200, _completion(body, text, spec, schema_name if use_tools else None))
-        return 200
-
-
-def _requested_schema(body: Any) -> tuple[dict[str, Any] | None, str | None, bool]:
-    """(schema, name, via tools?) of a structured call, or (None, None, False) for a plain one."""
-    if not isinstance(body, dict):
-        return None, None, False
-    response_format = body.get("response_format")
-    if isinstance(response_format, dict) and response_format.get("type") == "json_schema":
-        spec = response_format.get("json_schema") or {}
-        return spec.get("schema"), spec.get("name"), False
-    tools = body.get("tools")
-    if isinstance(tools, list) and tools:
-        function = tools[0].get("function", {})
-        return function.get("parameters"), function.get("name"), True
-    return None, None, False
-
-
-def _completion(
-    body: dict[str, Any], text: str, spec: dict[str, Any], tool_name: str | None
-) -> dict[str, Any]:
-    prompt = "".join(str(m.get("content") or "") for m in body["messages"] if isinstance(m, dict))
-    usage = spec.get("usage") or {}
-    prompt_tokens = int(usage.get("prompt_tokens", estimate_tokens(prompt)))
-    completion_tokens = int(usage.get("completion_tokens", estimate_tokens(text)))
-    message: dict[str, Any] = {"role": "assistant", "content": text}
-    finish_reason = str(spec.get("finish_reason", "stop"))
-    if tool_name is not None:
-        call = {"id": "call_fake_1", "type": "function", "function": {"name": tool_name, "arguments": text}}
-        message = {"role": "assistant", "content": None, "tool_calls": [call]}
-        finish_reason = str(spec.get("finish_reason", "tool_calls"))
-    return {
-        "id": f"chatcmpl-fake-{time.monotonic_ns()}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": str(body.get("model") or DEFAULT_MODELS[0]),
-        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}],
-        "usage": {
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -378,12 +326,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", metavar="FILE", help="YAML or JSON script: caller tag → replies")
     parser.add_argument("--api-key", help="answer 401 to any other key")
     parser.add_argument("--no-json-schema", action="store_true", help="refuse JSON-schema response formats")
+    parser.add_argument(
+        "--provider",
+        choices=("openai", "gemini", "local"),
+        default="openai",
+        help="whose API rules to follow",
+    )
     args = parser.parse_args(argv)
     script = load_script(args.script) if args.script else None
     server = FakeLLMServer(
-        script=script,
+        script,
         latency_s=args.latency,
         api_key=args.api_key,
+        provider=args.provider,
         json_schema_supported=not args.no_json_schema,
         host=args.host,
         port=args.port,
@@ -401,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["FAULTS", "FakeLLMServer", "ReceivedRequest", "main", "running_fake_server"]
+__all__ = ["DEFAULT_MODELS", "FAULTS", "FakeLLMServer", "ReceivedRequest", "main", "running_fake_server"]
 
 if __name__ == "__main__":
     sys.exit(main())

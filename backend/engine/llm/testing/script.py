@@ -13,14 +13,20 @@ played in order and its last reply repeats. A reply is either a string (the answ
     {"fault": "malformed_body"}                     HTTP 200 whose body is not JSON
     {"fault": "malformed_json"}                     an answer that is not valid JSON (for structured calls)
     {"fault": "slow", "delay": 2}                   answer normally after `delay` seconds
+    {"refusal": "I can't help with that."}          the model refuses (`message.refusal`, no content)
+    {"content": ""}                                 an empty answer
+    {"safety_block": true}                          Gemini's safety filter: no content, finish_reason content_filter
+    {"blocked_prompt": true}                        Gemini's blocked prompt: no choice at all
+    {"headers": {"x-ratelimit-remaining-requests": "0", ...}}   response headers of a successful answer
 
-Unscripted calls get generated answers: schema-valid sample data for structured calls, a fixed sentence
-naming the tag for plain ones.
+Unscripted calls get generated answers: schema-valid sample data for structured calls (the schema of the
+request, or the one Parley wrote into the instructions), a fixed sentence naming the tag for plain ones. Outside
+strict JSON-schema mode and tool calls, JSON answers (`json` replies and generated ones) come wrapped in prose,
+see `prose_around()`; `content` replies are sent exactly as written.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections.abc import Mapping
@@ -30,7 +36,6 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from engine.llm.structured import schema_name
-from engine.llm.testing.schema_data import sample_from_schema
 
 Reply = str | dict[str, Any]
 Script = Mapping[str, Reply | list[Reply]]
@@ -58,17 +63,9 @@ def estimate_tokens(text: str) -> int:
     return max(1, math.ceil(len(text) / 4))
 
 
-def reply_text(spec: Mapping[str, Any], *, tag: str, json_schema: dict[str, Any] | None) -> str:
-    """The answer text a reply stands for (generated when the reply does not say)."""
-    if spec.get("fault") == "malformed_json":
-        return MALFORMED_JSON
-    if "json" in spec:
-        return json.dumps(spec["json"], ensure_ascii=False)
-    if "content" in spec:
-        return str(spec["content"])
-    if json_schema is not None:
-        return json.dumps(sample_from_schema(json_schema, label=schema_name(tag)), ensure_ascii=False)
-    return f"A scripted answer for {tag or 'an untagged call'}."
+def prose_around(json_text: str) -> str:
+    """How the doubles wrap a JSON answer outside strict mode: a sentence, a fenced block, a closing remark."""
+    return f"Here is the answer you asked for:\n```json\n{json_text}\n```\nLet me know if you need anything else."
 
 
 class ScriptPlayer:

@@ -1,16 +1,22 @@
-"""`ScriptedChatModel`: a deterministic LangChain chat model for unit tests, answering by caller tag.
+"""`ScriptedChatModel`: the in-process strict double, answering by caller tag, for unit tests.
 
-Hand it to `LLMClient(..., chat_model=ScriptedChatModel(script))` and the whole gateway (ledger, budget,
-cache, structured output and its repair) runs without any HTTP. Replies follow the script format of
-`engine.llm.testing.script`; the faults rate_limit, server_error and auth raise the same OpenAI SDK errors a
-real server would cause, so retry and error handling are exercised too. Every call is kept in `calls`.
+Hand it to `LLMClient(..., chat_model=ScriptedChatModel(script))` and the whole gateway (planning, learned
+refusals, ledger, budget, cache, structured output and its repair) runs without any HTTP. It is a `Transport`:
+`send()` receives the exact request body the gateway would put on the wire, lets the strict protocol double
+(`engine.llm.testing.protocol`) answer it — so it refuses what the real API refuses — and turns an error reply
+into the same OpenAI SDK exception the real wire would raise. Replies follow the script format of
+`engine.llm.testing.script`. Every request, refused ones included, is kept in `calls`.
+
+It is also a LangChain chat model: `send()` goes through `_generate(messages, **request_fields)`, the hook the
+quality tier (`engine.llm.testing.imperfect`) overrides to write replies from the prompt before they are
+played through the strict protocol.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-import uuid
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,50 +24,93 @@ import httpx2
 import openai
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from engine.llm.client import TAG_HEADER
-from engine.llm.testing.script import Reply, ScriptPlayer, estimate_tokens, reply_text
+from engine.llm.testing.protocol import ProviderDouble, ProviderKind, WireReply
+from engine.llm.testing.script import Reply
+from engine.llm.transport import Completion, completion_from_json
 
 _FAKE_URL = "http://scripted.invalid/v1/chat/completions"
+_TO_WIRE = {"system": "system", "human": "user", "ai": "assistant"}
+_ERRORS: dict[int, type[openai.APIStatusError]] = {
+    400: openai.BadRequestError,
+    401: openai.AuthenticationError,
+    403: openai.PermissionDeniedError,
+    404: openai.NotFoundError,
+    409: openai.ConflictError,
+    422: openai.UnprocessableEntityError,
+    429: openai.RateLimitError,
+}
+_RULES = ("models", "json_schema_supported", "json_object_supported", "tools_supported", "prose", "kinds")
 
 
 @dataclass(frozen=True)
 class ScriptedCall:
+    """One request: its tag, its messages as (LangChain role, text), its other fields, and the answer's status."""
+
     tag: str
     messages: list[tuple[str, str]]
     options: dict[str, Any] = field(default_factory=dict)
+    status: int = 200
 
     @property
     def structured(self) -> bool:
         return "response_format" in self.options or "tools" in self.options
 
 
-def _status_error(
-    kind: type[openai.APIStatusError], status: int, message: str, headers: dict[str, str]
-) -> Exception:
+def status_error(status: int, body: Any, headers: dict[str, str] | None = None) -> openai.APIStatusError:
+    """The exception the OpenAI SDK raises for this error reply (same class, message, body and headers)."""
     request = httpx2.Request("POST", _FAKE_URL)
-    response = httpx2.Response(status, headers=headers, request=request, json={"error": {"message": message}})
-    return kind(message, response=response, body={"message": message})
+    response = httpx2.Response(
+        status, headers=headers or {}, request=request, content=json.dumps(body).encode()
+    )
+    inner = body.get("error", body) if isinstance(body, dict) else body
+    kind = _ERRORS.get(status, openai.InternalServerError if status >= 500 else openai.APIStatusError)
+    return kind(f"Error code: {status} - {body}", response=response, body=inner)
+
+
+def _to_langchain(messages: list[dict[str, Any]]) -> list[BaseMessage]:
+    kinds = {
+        "system": SystemMessage,
+        "developer": SystemMessage,
+        "user": HumanMessage,
+        "assistant": AIMessage,
+    }
+    return [
+        kinds.get(str(m.get("role")), HumanMessage)(content=str(m.get("content") or "")) for m in messages
+    ]
 
 
 class ScriptedChatModel(BaseChatModel):
-    """Answers from a script keyed by caller tag; unscripted calls get generated answers."""
+    """A strict provider double in process; `provider` picks the family of rules (openai, gemini, local), and
+    `models`, `json_schema_supported`, `json_object_supported`, `tools_supported`, `prose`, `kinds` tune them."""
 
     model_name: str = "scripted-model"
-    _player: ScriptPlayer = PrivateAttr()
+    _double: ProviderDouble = PrivateAttr()
     _calls: list[ScriptedCall] = PrivateAttr(default_factory=list)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
-    def __init__(self, script: dict[str, Reply | list[Reply]] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        script: dict[str, Reply | list[Reply]] | None = None,
+        *,
+        provider: ProviderKind = "openai",
+        **kwargs: Any,
+    ) -> None:
+        rules = {name: kwargs.pop(name) for name in _RULES if name in kwargs}
         super().__init__(**kwargs)
-        self._player = ScriptPlayer(script)
+        self._double = ProviderDouble(provider=provider, script=script, **rules)
 
     @property
     def _llm_type(self) -> str:
         return "parley-scripted"
+
+    @property
+    def double(self) -> ProviderDouble:
+        return self._double
 
     @property
     def calls(self) -> list[ScriptedCall]:
@@ -71,8 +120,28 @@ class ScriptedChatModel(BaseChatModel):
     def calls_for(self, tag: str) -> list[ScriptedCall]:
         return [call for call in self.calls if call.tag == tag]
 
+    def answered(self, tag: str | None = None) -> list[ScriptedCall]:
+        """The calls that got an answer (not refused or failed), of `tag` or of any tag."""
+        return [call for call in self.calls if call.status == 200 and tag in (None, call.tag)]
+
     def set_replies(self, tag: str, replies: Reply | list[Reply]) -> None:
-        self._player.set(tag, replies)
+        self._double.set_replies(tag, replies)
+
+    # -- Transport -----------------------------------------------------------------------------------------------
+
+    def send(self, payload: dict[str, Any], *, headers: dict[str, str], timeout_s: float) -> Completion:
+        body = json.loads(json.dumps(payload))  # what travels is JSON: no shared mutable objects
+        fields = {k: v for k, v in body.items() if k != "messages"}
+        result = self._generate(
+            _to_langchain(body["messages"]), extra_headers=headers, timeout_s=timeout_s, **fields
+        )
+        info = result.generations[0].generation_info or {}
+        return completion_from_json(info["wire"], info.get("headers") or {})
+
+    def close(self) -> None:
+        """Nothing to close: kept so a client that owns it may close it."""
+
+    # -- the protocol ---------------------------------------------------------------------------------------------
 
     def _generate(
         self,
@@ -81,83 +150,33 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        headers = kwargs.get("extra_headers") or {}
+        headers = kwargs.pop("extra_headers", None) or {}
+        timeout_s = float(kwargs.pop("timeout_s", 120.0))
         tag = str(
             headers.get(TAG_HEADER) or (run_manager.metadata.get("parley_tag") if run_manager else "") or ""
         )
-        options = {k: v for k, v in kwargs.items() if k != "extra_headers"}
+        body: dict[str, Any] = {
+            "model": kwargs.pop("model", self.model_name),
+            "messages": [{"role": _TO_WIRE.get(m.type, m.type), "content": str(m.text)} for m in messages],
+            **kwargs,
+        }
+        reply: WireReply = self._double.handle(body, tag=tag, bearer=self._double.api_key)
         transcript = [(m.type, str(m.text)) for m in messages]
         with self._lock:
-            self._calls.append(ScriptedCall(tag, transcript, options))
-
-        json_schema, tool_name = _requested_schema(options)
-        spec = self._player.next(tag, tool_name or "") or {}
-        _raise_fault(spec)
-        text = reply_text(spec, tag=tag, json_schema=json_schema)
-        usage = spec.get("usage") or {}
-        prompt_tokens = int(usage.get("prompt_tokens", estimate_tokens("".join(c for _, c in transcript))))
-        completion_tokens = int(usage.get("completion_tokens", estimate_tokens(text)))
-        usage_metadata = {
-            "input_tokens": prompt_tokens,
-            "output_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        }
-        if "tools" in options:
-            message = _tool_call_message(text, tool_name or "answer")
-        else:
-            message = AIMessage(content=text)
-        message.usage_metadata = usage_metadata  # type: ignore[assignment]
-        message.response_metadata = {"model_name": self.model_name}
-        return ChatResult(generations=[ChatGeneration(message=message)])
-
-
-def _requested_schema(options: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-    response_format = options.get("response_format")
-    if isinstance(response_format, dict) and response_format.get("type") == "json_schema":
-        spec = response_format.get("json_schema") or {}
-        return spec.get("schema"), spec.get("name")
-    tools = options.get("tools")
-    if tools:
-        function = tools[0].get("function", {})
-        return function.get("parameters"), function.get("name")
-    return None, None
-
-
-def _tool_call_message(arguments: str, name: str) -> AIMessage:
-    call_id = f"call_{uuid.uuid4().hex[:8]}"
-    try:
-        args = json.loads(arguments)
-    except ValueError:
-        args = None
-    if isinstance(args, dict):
-        return AIMessage(
-            content="", tool_calls=[{"name": name, "args": args, "id": call_id, "type": "tool_call"}]
-        )
-    invalid = {
-        "name": name,
-        "args": arguments,
-        "id": call_id,
-        "error": "not a JSON object",
-        "type": "invalid_tool_call",
-    }
-    return AIMessage(content="", invalid_tool_calls=[invalid])
-
-
-def _raise_fault(spec: dict[str, Any]) -> None:
-    fault = spec.get("fault")
-    if fault == "rate_limit":
-        retry_after = str(spec.get("retry_after", 1))
-        raise _status_error(
-            openai.RateLimitError, 429, "Rate limit reached (scripted).", {"retry-after": retry_after}
-        )
-    if fault == "server_error":
-        status = int(spec.get("status", 500))
-        raise _status_error(openai.InternalServerError, status, "The server had an error (scripted).", {})
-    if fault == "auth":
-        raise _status_error(openai.AuthenticationError, 401, "Incorrect API key provided (scripted).", {})
-    if fault == "malformed_body":
-        raise openai.APIResponseValidationError(
-            response=httpx2.Response(200, request=httpx2.Request("POST", _FAKE_URL)),
-            body="{not json",
-            message="The response was not JSON (scripted).",
-        )
+            self._calls.append(ScriptedCall(tag, transcript, dict(kwargs), reply.status))
+        if reply.delay_s:
+            time.sleep(min(reply.delay_s, timeout_s))
+            if reply.delay_s > timeout_s:
+                raise openai.APITimeoutError(request=httpx2.Request("POST", _FAKE_URL))
+        if reply.raw is not None:
+            raise openai.APIResponseValidationError(
+                response=httpx2.Response(200, request=httpx2.Request("POST", _FAKE_URL)),
+                body=reply.raw.decode(errors="replace"),
+                message="The response was not JSON (scripted).",
+            )
+        if reply.status >= 400:
+            raise status_error(reply.status, reply.body, reply.headers)
+        completion = completion_from_json(reply.body)
+        message = AIMessage(content=completion.text or "")
+        info = {"wire": reply.body, "headers": reply.headers, "finish_reason": completion.finish_reason}
+        return ChatResult(generations=[ChatGeneration(message=message, generation_info=info)])

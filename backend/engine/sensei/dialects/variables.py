@@ -45,6 +45,15 @@ def read_goals(reader: Reader, value: Any, path: Path) -> tuple[list[str], list[
             if str(item).strip():
                 goals.append(str(item).strip())
         elif isinstance(item, dict):
+            if not item:
+                reader.error(
+                    "wrong_type",
+                    "an empty mapping is neither a goal nor a variable",
+                    where,
+                    "Write a goal sentence, or a variable such as "
+                    "`- size: {function: forward(), type: string, data: [small, large]}`.",
+                )
+                continue
             if len(item) != 1:
                 # `- size:` followed by keys at the same level parses as one mapping with extra keys.
                 name = next(iter(item))

@@ -10,6 +10,7 @@ import pytest
 
 import cli
 from commands import common
+from engine.llm.testing.fake_server import DEFAULT_MODELS
 from tests.engine.llm.conftest import FAKE_KEY
 
 
@@ -26,7 +27,7 @@ def test_models_are_listed_one_per_line(parley, fake_llm, monkeypatch, capsys):
     monkeypatch.setenv("PARLEY_EGRESS_ALLOW", "127.0.0.1")
     monkeypatch.setenv("PARLEY_API_KEY", FAKE_KEY)
     assert parley(["llm", "models", "--provider", "openai-compatible", "--base-url", fake_llm.base_url]) == 0
-    assert capsys.readouterr().out.splitlines() == ["fake-model", "fake-model-mini"]
+    assert capsys.readouterr().out.splitlines() == sorted(DEFAULT_MODELS)
 
 
 def test_models_as_json_to_stdout_or_to_a_file(parley, fake_llm, monkeypatch, capsys, tmp_path):
@@ -45,7 +46,7 @@ def test_models_as_json_to_stdout_or_to_a_file(parley, fake_llm, monkeypatch, ca
     assert json.loads(capsys.readouterr().out)["source"] == "live"
     target = tmp_path / "models.json"
     assert parley([*args, "--json", str(target)]) == 0
-    assert json.loads(target.read_text())["models"] == ["fake-model", "fake-model-mini"]
+    assert json.loads(target.read_text())["models"] == sorted(DEFAULT_MODELS)
     assert capsys.readouterr().out == ""
 
 

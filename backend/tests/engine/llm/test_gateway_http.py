@@ -268,6 +268,7 @@ def test_the_budget_counts_what_calls_really_cost(fake_llm, make_client):
 
 
 def test_a_budget_cannot_be_enforced_on_a_model_without_a_price(fake_llm, make_client):
+    fake_llm.models = (*fake_llm.models, "llama3.1:8b")
     client = make_client(budget=Budget(5.0), config={"model": "llama3.1:8b"})
     with pytest.raises(BudgetExceeded, match=r"no price for the model 'llama3\.1:8b'"):
         client.complete([user("hi")], tag="t.local")

@@ -157,7 +157,9 @@ def test_fallback_loop_stops_the_conversation_in_steps_mode(make_llm):
 
 def test_repeated_answers_stop_the_conversation_in_all_answered_mode(make_llm):
     text = PROFILE.replace("goal_style: {steps: 2}", "goal_style: {all_answered: {limit: 10}}")
-    llm, _ = make_llm({TAG_USER_TURN: "hello?", TAG_GOAL_CHECK: {"json": {"goals": [], "items_given": []}}})
+    # Three different requests: the same answer to the same request again would be consistency, not a loop.
+    questions = ["hello?", "do you sell lamps?", "is there a discount?"]
+    llm, _ = make_llm({TAG_USER_TURN: questions, TAG_GOAL_CHECK: {"json": {"goals": [], "items_given": []}}})
     record = _run(text, FakeBot(lambda t, n: "We are open from noon to 11pm."), llm)
     assert record.error_codes == [ErrorCode.REPETITION_LOOP]
     assert len(record.user_phrases) == 3

@@ -128,3 +128,12 @@ def test_platform_message_for_speech_mode():
     profile, problems = load_profile(BASE.replace("user:\n", "llm: {format: {type: speech}}\nuser:\n", 1))
     assert profile is None
     assert any(p.code == "local_files_not_allowed" for p in problems)
+
+
+def test_an_empty_mapping_among_the_goals_is_a_located_problem_not_a_crash():
+    text = BASE.replace("    - size:", "    - {}\n    - size:")
+    profile, problems = load_profile(text, source="p.yml")
+    assert profile is None
+    problem = next(p for p in problems if p.path == "user.goals.1")
+    assert problem.severity == "error" and (problem.line, problem.column) == (6, 7)
+    assert "empty mapping" in problem.message and problem.hint

@@ -1,5 +1,5 @@
 """Shared fixtures of the TRACER tests: an in-process connector over the reference bots, a scripted LLM client,
-and a scenario script derived from a bot's ground-truth manifest."""
+the imperfect double's client, and — for plumbing tests only — a script derived from a bot's ground truth."""
 
 from __future__ import annotations
 
@@ -14,8 +14,10 @@ from engine.bots import manifest, open_bot
 from engine.bots.runtime import BotRuntime
 from engine.connectors import BotReply, Button, Connector
 from engine.egress import EgressGuard
-from engine.llm import LLMClient, ProviderConfig
+from engine.llm import LLMClient, ProviderConfig, RetryPolicy
 from engine.llm.testing import ScriptedChatModel
+from engine.llm.testing.imperfect import ImperfectChatModel, Responder
+from engine.llm.testing.imperfect_tracer import TracerDouble
 from engine.tracer import TracerConfig, TracerDeps
 
 TODAY = date(2026, 3, 2)
@@ -31,6 +33,8 @@ class BotConnector(Connector):
         self.runtime: BotRuntime | None = None
         self.conversations = 0
         self.sent: list[str] = []
+        self.buttons: list[str] = []
+        """Every choice the bot offered, in order (what an explorer could have seen)."""
 
     def new_conversation(self) -> None:
         self.conversations += 1
@@ -42,6 +46,7 @@ class BotConnector(Connector):
             self.new_conversation()
         if not self._greeting.messages:
             return None
+        self.buttons += [b for b in self._greeting.buttons if b not in self.buttons]
         return BotReply(
             messages=self._greeting.messages, buttons=[Button(label=b) for b in self._greeting.buttons]
         )
@@ -52,6 +57,7 @@ class BotConnector(Connector):
         assert self.runtime is not None
         self.sent.append(text)
         reply = self.runtime.reply(text)
+        self.buttons += [b for b in reply.buttons if b not in self.buttons]
         return BotReply(messages=reply.messages, buttons=[Button(label=b) for b in reply.buttons])
 
 
@@ -78,6 +84,20 @@ def scripted_client(script: dict[str, Any]) -> tuple[LLMClient, ScriptedChatMode
     return client, model
 
 
+def imperfect_client(
+    double: TracerDouble, *, overrides: dict[str, Responder] | None = None, retry: RetryPolicy | None = None
+) -> tuple[LLMClient, ImperfectChatModel]:
+    """A client over the imperfect double (no ground truth: it reads the prompts)."""
+    model = double.chat_model(overrides=overrides)
+    client = LLMClient(
+        ProviderConfig("openai", api_key="sk-test", model="gpt-4o-mini"),
+        guard=EgressGuard(),
+        chat_model=model,
+        retry=retry,
+    )
+    return client, model
+
+
 def make_deps(
     client: LLMClient, connector: Connector, config: TracerConfig | None = None, **kwargs: Any
 ) -> TracerDeps:
@@ -95,10 +115,11 @@ def checkpointer() -> InMemorySaver:
     return InMemorySaver()
 
 
-def bot_scenario(bot_id: str) -> dict[str, Any]:
-    """A script for a whole run against `bot_id`: the explorer walks the menu, extraction reports every module
-    of the ground truth (with its enum inputs as options), the workflow links modules to the entry menu and
-    makes the last module a join, two profiles cover everything."""
+def ground_truth_script(bot_id: str) -> dict[str, Any]:
+    """A script for a whole run against `bot_id` that HANDS THE ENGINE THE ANSWER: the explorer walks the
+    menu, extraction reports every module of the ground truth (with its enum inputs as options), the workflow
+    links modules to the entry menu and makes the last module a join, two profiles cover everything. For
+    plumbing tests only (named `test_plumbing_*`); quality tests use the imperfect double."""
     m = manifest(bot_id)
     modules = list(m.modules)
     functionalities = []

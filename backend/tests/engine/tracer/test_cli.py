@@ -13,7 +13,7 @@ from commands import tracer as tracer_command
 from engine.bots.connector import register_demo_bots
 from engine.llm.testing.fake_server import running_fake_server
 
-from .conftest import BotConnector, bot_scenario
+from .conftest import BotConnector, ground_truth_script
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,14 +34,14 @@ def demo_bots() -> Iterator[None]:
     register_demo_bots(previous)
 
 
-def test_cli_run_writes_artefacts_and_resumes(
+def test_plumbing_cli_run_writes_artefacts_and_resumes(
     tmp_path: Path, demo_bots: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PARLEY_EGRESS_ALLOW", "127.0.0.1")
     connector = tmp_path / "bot.yaml"
     connector.write_text("technology: demo\nbot: bike\n")
     out = tmp_path / "out"
-    with running_fake_server(bot_scenario("bike")) as server:
+    with running_fake_server(ground_truth_script("bike")) as server:
         argv = [
             "tracer",
             "--connector",
@@ -63,7 +63,7 @@ def test_cli_run_writes_artefacts_and_resumes(
             "--json",
             str(tmp_path / "summary.json"),
         ]
-        assert _main(argv) == 0
+        assert _main([*argv, "--seed", "7"]) == 0
         summary = json.loads((tmp_path / "summary.json").read_text())
         assert summary["ok"] and summary["profiles"] == 2
         assert (out / ".checkpoint.sqlite").is_file()
@@ -74,6 +74,19 @@ def test_cli_run_writes_artefacts_and_resumes(
         # --resume on a finished run returns its result without calling anything again.
         assert _main([*argv, "--resume"]) == 0
         assert len(server.requests) == calls
+        # The seed given is kept in OUT and the resume uses it, as the platform stores it with the run.
+        assert summary["seed"] == 7
+        assert json.loads((out / "seed.json").read_text()) == {"seed": 7}
+        assert json.loads((tmp_path / "summary.json").read_text())["seed"] == 7
+
+
+def test_without_seed_a_random_one_is_chosen_and_kept_for_the_resume(tmp_path: Path) -> None:
+    path = tmp_path / "seed.json"
+    first = tracer_command._seed(path, None, resume=False)
+    assert json.loads(path.read_text()) == {"seed": first}
+    assert tracer_command._seed(path, None, resume=True) == first
+    others = {tracer_command._seed(path, None, resume=False) for _ in range(5)}
+    assert len(others | {first}) > 1  # random, not a constant 0
 
 
 def test_cli_bad_connector_file_is_a_usage_error(tmp_path: Path) -> None:

@@ -1,4 +1,10 @@
-"""End-to-end runs against each reference bot with the scripted LLM double, and resume after a crash."""
+"""Plumbing: whole runs against each reference bot with the *scripted* LLM double, resume after a crash, cancel.
+
+The script hands the engine the bot's ground truth (every module, its inputs and options), so these tests show
+that the pipeline carries what the LLM says through to the model, the workflow, the profiles, the artefacts and
+the events, and that checkpoints work. They say nothing about TRACER's quality; `test_quality.py` does, with
+the imperfect double, which knows nothing of the bot.
+"""
 
 from __future__ import annotations
 
@@ -13,14 +19,14 @@ from engine.sensei.validator import validate
 from engine.tracer import RecordingReporter, TracerCancelled, TracerConfig, run_tracer
 from engine.tracer.graph import build_graph
 
-from .conftest import BotConnector, FailingConnector, bot_scenario, make_deps, scripted_client
+from .conftest import BotConnector, FailingConnector, ground_truth_script, make_deps, scripted_client
 
 BOTS = ["pizza", "bike", "photography", "veterinary"]
 
 
 @pytest.mark.parametrize("bot_id", BOTS)
-def test_run_against_reference_bot(bot_id: str, tmp_path: Path, checkpointer: InMemorySaver) -> None:
-    client, chat = scripted_client(bot_scenario(bot_id))
+def test_plumbing_run_against_reference_bot(bot_id: str, tmp_path: Path, checkpointer: InMemorySaver) -> None:
+    client, chat = scripted_client(ground_truth_script(bot_id))
     connector = BotConnector(bot_id)
     reporter = RecordingReporter()
     config = TracerConfig(sessions=3, turns=4, output_dir=tmp_path, profile_model="gpt-4.1-mini")
@@ -102,18 +108,18 @@ def test_run_against_reference_bot(bot_id: str, tmp_path: Path, checkpointer: In
     assert len(reporter.of("usage")) == result.usage["calls"]
 
 
-def test_resume_after_crash_repeats_no_finished_session(checkpointer: InMemorySaver) -> None:
+def test_plumbing_resume_after_crash_repeats_no_finished_session(checkpointer: InMemorySaver) -> None:
     sessions, crash_after = 4, 2
     config = TracerConfig(sessions=sessions, turns=3)
 
     # Reference: an uninterrupted run.
-    client, _ = scripted_client(bot_scenario("bike"))
+    client, _ = scripted_client(ground_truth_script("bike"))
     expected = run_tracer(
         config, make_deps(client, BotConnector("bike")), run_id="ref", checkpointer=InMemorySaver()
     )
 
     # The probe opens 4 conversations, session i opens conversation 4 + i: crash when session 3 starts.
-    client, chat = scripted_client(bot_scenario("bike"))
+    client, chat = scripted_client(ground_truth_script("bike"))
     crashing = FailingConnector("bike", fail_at=4 + crash_after + 1)
     with pytest.raises(RuntimeError, match="simulated crash"):
         run_tracer(config, make_deps(client, crashing), run_id="r1", checkpointer=checkpointer)
@@ -136,10 +142,10 @@ def test_resume_after_crash_repeats_no_finished_session(checkpointer: InMemorySa
     assert repeat.model == result.model
 
 
-def test_cancel_between_turns_then_resume(checkpointer: InMemorySaver) -> None:
+def test_plumbing_cancel_between_turns_then_resume(checkpointer: InMemorySaver) -> None:
     import threading
 
-    client, _ = scripted_client(bot_scenario("veterinary"))
+    client, _ = scripted_client(ground_truth_script("veterinary"))
     token = threading.Event()
 
     class CancelOnSecondSession(RecordingReporter):
@@ -165,7 +171,7 @@ def test_cancel_between_turns_then_resume(checkpointer: InMemorySaver) -> None:
     assert [t["session"] for t in result.transcripts] == [1, 2]
 
 
-def test_graph_shape() -> None:
+def test_plumbing_graph_shape() -> None:
     client, _ = scripted_client({})
     graph = build_graph(make_deps(client, BotConnector("bike"))).compile(checkpointer=InMemorySaver())
     drawn = graph.get_graph()

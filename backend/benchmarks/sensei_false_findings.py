@@ -1,0 +1,384 @@
+"""SENSEI's false findings: the share of conversations on the *unmodified* reference bots that report a finding.
+
+    cd backend && .venv/bin/python benchmarks/sensei_false_findings.py [--seed 1] [--repeats 10] [--bots pizza,bike]
+                                                                       [--slips 1.0] [--show N]
+
+Every finding on a bot without a fault is false. The simulated user, the goal judge and the extractor are the
+imperfect LLM double (`engine.llm.testing.imperfect_sensei`: paraphrases, prose around JSON, items in any
+spelling, an answered goal left out now and then, closings without the end marker); `--slips` scales how
+often it slips (0: a tidy model). Each bot gets the profiles below, written for what it does (orders, bookings, questions; the
+Spanish café in Spanish), in both goal styles; each profile runs `--repeats` times with seeds seed, seed+1, ...
+A conversation is flagged as the bench flags a kill on a mutant (`engine.evaluation.scoring`): an error that
+is a finding (crash, timeout, fallback or repetition loop, goals not verified, outputs missing) or a failed
+ground-truth rule (`engine.evaluation.oracles`). Set-up errors (rate limiting, LLM failures) are inconclusive,
+not findings. Prints one JSON line; `--show N` prints up to N flagged transcripts to stderr first.
+Target (issue 20): at most 1 % of conversations; exit 1 when it is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.bots import load_bot
+from engine.bots.connector import BotConnector
+from engine.check import Limits, check
+from engine.conversation import ConversationRecord
+from engine.egress import EgressGuard, EgressPolicy
+from engine.evaluation.oracles import oracle_rules
+from engine.evaluation.scoring import verdicts
+from engine.llm import LLMClient, ProviderConfig, UsageLedger
+from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
+from engine.sensei import load_profile, run_profiles
+
+TODAY = date(2027, 3, 10)  # a Wednesday: "tomorrow" is a weekday for the bots that open on weekdays
+TARGET = 0.01
+
+PROFILES: dict[str, list[str]] = {
+    "pizza": [
+        """
+test_name: pizza_house_order
+user:
+  role: You order a pizza and drinks to pick up tonight.
+  goals:
+    - "order a {{size}} {{pizza}} pizza"
+    - "with {{drinks}} {{drink}} to drink"
+    - size: {function: forward(), type: string, data: [small, medium, large]}
+    - pizza: {function: another(), type: string, data: [margherita, carbonara, hawaiian, four cheese]}
+    - drink: {function: random(), type: string, data: [coke, lemonade, water]}
+    - drinks: {function: random(), type: int, data: [1, 2, 3]}
+chatbot:
+  is_starter: false
+  fallback: Sorry, I didn't catch that.
+  output:
+    - price: {type: money, description: the total price of the order}
+    - order_id: {type: string, description: the order number}
+conversation:
+  number: 6
+  goal_style: {all_answered: {limit: 12}}
+  interaction_style: [default]
+""",
+        """
+test_name: pizza_build_your_own
+user:
+  role: You build your own pizza for dinner.
+  goals:
+    - "build your own {{size}} pizza with {{toppings}}"
+    - "and {{drinks}} {{drink}}"
+    - size: {function: forward(), type: string, data: [small, medium, large]}
+    - toppings: {function: random(2), type: string, data: [ham, olives, mushrooms, corn, peppers, bacon]}
+    - drink: {function: random(), type: string, data: [coke, lemonade, water]}
+    - drinks: {function: random(), type: int, data: [1, 2]}
+chatbot:
+  is_starter: false
+  fallback: Sorry, I didn't catch that.
+  output:
+    - price: {type: money, description: the total price of the order}
+conversation:
+  number: 6
+  goal_style: {steps: 10}
+  interaction_style: [{random: [single question, short phrases]}]
+""",
+        """
+test_name: pizza_questions
+user:
+  role: You are thinking of ordering and have questions first.
+  goals:
+    - ask for the opening hours
+    - ask whether you deliver
+    - ask which drinks you have
+chatbot:
+  is_starter: false
+  fallback: Sorry, I didn't catch that.
+  output: []
+conversation:
+  number: 4
+  goal_style: {all_answered: {limit: 10}}
+  interaction_style: [default]
+""",
+    ],
+    "bike": [
+        """
+test_name: bike_booking
+user:
+  role: Your bike needs the workshop.
+  goals:
+    - "book a {{service}} for {{day}} at {{hour}}"
+    - service: {function: forward(), type: string, data: [repair, tune-up]}
+    - day: {function: random(), type: string, data: [tomorrow, next friday]}
+    - hour: {function: random(), type: string, data: [10am, "11:30", 3pm]}
+chatbot:
+  is_starter: true
+  fallback: Sorry, the workshop is noisy today. Could you say that again?
+  output:
+    - price: {type: money, description: the starting price of the service}
+conversation:
+  number: 6
+  goal_style: {all_answered: {limit: 10}}
+  interaction_style: [default]
+""",
+        """
+test_name: bike_questions
+user:
+  role: You look after your own bike and want advice.
+  goals:
+    - ask how much a new tire costs
+    - ask for tips on bike maintenance
+chatbot:
+  is_starter: true
+  fallback: Sorry, the workshop is noisy today. Could you say that again?
+  output: []
+conversation:
+  number: 4
+  goal_style: {steps: 6}
+  interaction_style: [default]
+""",
+    ],
+    "veterinary": [
+        """
+test_name: vet_visit
+user:
+  role: Your pet needs a check-up.
+  goals:
+    - "book a visit for my {{animal}} {{day}} at {{hour}}"
+    - animal: {function: forward(), type: string, data: [dog, cat, bird, rabbit]}
+    - day: {function: random(), type: string, data: [tomorrow, next monday]}
+    - hour: {function: random(), type: string, data: [9am, 2pm, "10:30"]}
+chatbot:
+  is_starter: true
+  fallback: Sorry, I didn't understand that. Could you say it another way?
+  output:
+    - fee: {type: money, description: the cost of the visit}
+conversation:
+  number: 8
+  goal_style: {all_answered: {limit: 10}}
+  interaction_style: [default]
+""",
+        """
+test_name: vet_questions
+user:
+  role: You are choosing a vet for your new pet.
+  goals:
+    - ask whether the clinic is open at weekends
+    - ask which animals you treat
+chatbot:
+  is_starter: true
+  fallback: Sorry, I didn't understand that. Could you say it another way?
+  output: []
+conversation:
+  number: 4
+  goal_style: {all_answered: {limit: 8}}
+  interaction_style: [default]
+""",
+    ],
+    "photography": [
+        """
+test_name: photo_estimate
+user:
+  role: You manage a gallery and need your collection photographed.
+  goals:
+    - "get a price estimate for {{count}} {{kind}} in {{medium}}"
+    - count: {function: random(), type: int, data: [3, 12, 40]}
+    - kind: {function: forward(), type: string, data: [paintings, sculptures, ceramics]}
+    - medium: {function: random(), type: string, data: [photography, video]}
+chatbot:
+  is_starter: true
+  fallback: Sorry, I can arrange a contact call, estimate the price of a session, or answer questions
+  output:
+    - price: {type: money, description: the estimated price}
+conversation:
+  number: 6
+  goal_style: {steps: 8}
+  interaction_style: [default]
+""",
+        """
+test_name: photo_call
+user:
+  role: You want the studio to call you back.
+  goals:
+    - "arrange a call; my name is {{name}}, my phone is 555 201 3344"
+    - "the call should be {{day}}"
+    - name: {function: forward(), type: string, data: [Ada Lovelace, Grace Hopper]}
+    - day: {function: random(), type: string, data: [tomorrow, next tuesday]}
+chatbot:
+  is_starter: true
+  fallback: Sorry, I can arrange a contact call, estimate the price of a session, or answer questions
+  output:
+    - call_day: {type: date, description: the day the studio will call}
+conversation:
+  number: 4
+  goal_style: {all_answered: {limit: 10}}
+  interaction_style: [default]
+""",
+    ],
+    "cafeteria-es": [
+        """
+test_name: cafe_pedido
+user:
+  language: Spanish
+  role: Quieres pedir bebidas para llevar.
+  goals:
+    - "pedir {{cantidad}} {{bebida}} {{tamano}}, leche {{leche}}"
+    - cantidad: {function: random(), type: int, data: [1, 2, 3]}
+    - bebida: {function: forward(), type: string, data: [café, chocolate, infusión]}
+    - tamano: {function: random(), type: string, data: [pequeño, grande]}
+    - leche: {function: random(), type: string, data: [entera, desnatada, avena]}
+chatbot:
+  is_starter: true
+  fallback: Perdona, no te he entendido.
+  output:
+    - total: {type: money, description: el importe total del pedido}
+conversation:
+  number: 6
+  goal_style: {all_answered: {limit: 10}}
+  interaction_style: [default]
+""",
+        """
+test_name: cafe_preguntas
+user:
+  language: Spanish
+  role: Quieres saber cómo es la cafetería antes de ir.
+  goals:
+    - preguntar por el horario
+    - preguntar si tenéis wifi
+chatbot:
+  is_starter: true
+  fallback: Perdona, no te he entendido.
+  output: []
+conversation:
+  number: 4
+  goal_style: {steps: 6}
+  interaction_style: [default]
+""",
+    ],
+}
+
+
+def _llm(double: SenseiDouble) -> LLMClient:
+    config = ProviderConfig("openai-compatible", base_url="http://127.0.0.1:9/v1", model="imperfect-model")
+    return LLMClient(
+        config,
+        guard=EgressGuard(EgressPolicy.parse("127.0.0.1")),
+        chat_model=double.chat_model(),
+        ledger=UsageLedger(),
+    )
+
+
+def run_bot(bot: str, seed: int, imperfection: SenseiImperfection) -> list[tuple[ConversationRecord, Any]]:
+    """The bot's profiles run once with `seed`; each record with its verdict."""
+    profiles = []
+    for text in PROFILES[bot]:
+        profile, problems = load_profile(text, source=f"{bot} profile")
+        if profile is None:
+            raise SystemExit(f"{bot}: invalid benchmark profile: {[p.render() for p in problems]}")
+        profiles.append(profile)
+    records: list[ConversationRecord] = []
+    with _llm(SenseiDouble(seed=seed, imperfection=imperfection)) as llm:
+        run_profiles(
+            profiles,
+            lambda: BotConnector(bot, today=TODAY),
+            llm,
+            concurrency=1,
+            seed=seed,
+            sink=records.append,
+            today=lambda: TODAY,
+        )
+    oracles = oracle_rules(load_bot(bot))
+    report = check([o.rule for o in oracles], records, limits=Limits(isolate=False, max_listed=1_000_000))
+    found = verdicts(records, report, {o.name: o.kind for o in oracles})
+    return list(zip(records, found, strict=True))
+
+
+def _transcript(record: ConversationRecord, verdict: Any) -> str:
+    lines = [f"== {record.profile} #{record.index}: {verdict.reasons} {verdict.rules} {record.error_codes}"]
+    lines += [f"   {e.code}: {e.message}" for e in record.errors]
+    lines += [f"   {t.role:>4}: {t.text}" for t in record.turns]
+    lines.append(
+        f"   settings: stopped_because={record.settings.get('stopped_because')} inputs={record.inputs}"
+    )
+    return "\n".join(lines)
+
+
+def measure(seed: int, repeats: int, bots: list[str], *, slips: float = 1.0, show: int = 0) -> dict[str, Any]:
+    """`slips` scales every slip rate of the double (0: a tidy model, 3: three times as sloppy)."""
+    usual = SenseiImperfection()
+    imperfection = SenseiImperfection(
+        **{name: min(1.0, getattr(usual, name) * slips) for name in SenseiImperfection.__dataclass_fields__}
+    )
+    started = time.monotonic()
+    by_bot: dict[str, dict[str, Any]] = {}
+    reasons: Counter[str] = Counter()
+    stops: Counter[str] = Counter()
+    total = flagged_total = inconclusive = 0
+    shown = 0
+    for bot in bots:
+        conversations = flagged = 0
+        for repeat in range(repeats):
+            for record, verdict in run_bot(bot, seed + repeat, imperfection):
+                conversations += 1
+                stops[str(record.settings.get("stopped_because"))] += 1
+                inconclusive += not verdict.conclusive
+                if verdict.reasons:
+                    flagged += 1
+                    reasons.update(verdict.reasons)
+                    if shown < show:
+                        shown += 1
+                        sys.stderr.write(_transcript(record, verdict) + "\n")
+        by_bot[bot] = {
+            "conversations": conversations,
+            "false_findings": flagged,
+            "rate": round(flagged / conversations, 4) if conversations else None,
+        }
+        total += conversations
+        flagged_total += flagged
+    rate = flagged_total / total if total else 0.0
+    return {
+        "benchmark": "sensei_false_findings",
+        "double": "imperfect",
+        "slips": slips,
+        "seed": seed,
+        "repeats": repeats,
+        "conversations": total,
+        "false_findings": flagged_total,
+        "rate": round(rate, 4),
+        "target": TARGET,
+        "target_met": rate <= TARGET,
+        "reasons": dict(sorted(reasons.items())),
+        "inconclusive": inconclusive,
+        "stopped_because": dict(sorted(stops.items())),
+        "by_bot": by_bot,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--repeats", type=int, default=10, help="runs of every profile (seeds seed, seed+1...)"
+    )
+    parser.add_argument("--bots", default=",".join(PROFILES), help="comma-separated bot ids")
+    parser.add_argument(
+        "--slips", type=float, default=1.0, help="scale the double's slip rates (0 = tidy, default 1)"
+    )
+    parser.add_argument("--show", type=int, default=0, metavar="N", help="print N flagged transcripts")
+    args = parser.parse_args(argv)
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    unknown = [b for b in bots if b not in PROFILES]
+    if unknown:
+        parser.error(f"no benchmark profiles for {', '.join(unknown)}")
+    result = measure(args.seed, args.repeats, bots, slips=args.slips, show=args.show)
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0 if result["target_met"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""SENSEI's quality with the imperfect LLM double (engine.llm.testing.imperfect_sensei): a competent but imperfect
+model plays the user, judges the goals and extracts the outputs from the prompts alone — no ground truth is fed
+to it. On the unmodified reference bots SENSEI must report no finding, whatever the double's slips; the double
+itself is checked first, so a failure here says which side went wrong."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from engine.bots import load_bot
+from engine.bots.connector import BotConnector
+from engine.check import Limits, check
+from engine.egress import EgressGuard, EgressPolicy
+from engine.evaluation.oracles import oracle_rules
+from engine.evaluation.scoring import verdicts
+from engine.llm import LLMClient, ProviderConfig, UsageLedger, system, user
+from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
+from engine.sensei import prompts, run_profiles
+from engine.sensei.extraction import answer_schema, extraction_prompt, read_answer
+from engine.sensei.simulator import TAG_EXTRACT, TAG_GOAL_CHECK, TAG_USER_TURN, GoalCheck
+
+from .conftest import FAST_RETRY, TODAY, profile_from
+
+TIDY = SenseiImperfection(**dict.fromkeys(SenseiImperfection.__dataclass_fields__, 0.0))
+
+ORDER = """
+test_name: quality_order
+user:
+  role: You order a pizza and drinks to pick up tonight.
+  goals:
+    - "order a {{size}} {{pizza}} pizza"
+    - "with {{drinks}} {{drink}} to drink"
+    - size: {function: forward(), type: string, data: [small, medium, large]}
+    - pizza: {function: another(), type: string, data: [margherita, carbonara, hawaiian]}
+    - drink: {function: random(), type: string, data: [coke, lemonade, water]}
+    - drinks: {function: random(), type: int, data: [1, 2, 3]}
+chatbot:
+  is_starter: false
+  fallback: Sorry, I didn't catch that.
+  output:
+    - price: {type: money, description: the total price of the order}
+    - order_id: {type: string, description: the order number}
+conversation:
+  number: 6
+  goal_style: {GOAL_STYLE}
+  interaction_style: [default]
+"""
+
+BOOKING = """
+test_name: quality_booking
+user:
+  role: Your bike needs the workshop.
+  goals:
+    - "book a {{service}} for {{day}} at {{hour}}"
+    - ask how much a new tire costs
+    - service: {function: forward(), type: string, data: [repair, tune-up]}
+    - day: {function: random(), type: string, data: [tomorrow, next friday]}
+    - hour: {function: random(), type: string, data: [10am, "11:30", 3pm]}
+chatbot:
+  is_starter: true
+  fallback: Sorry, the workshop is noisy today. Could you say that again?
+  output:
+    - price: {type: money, description: the starting price of the service}
+conversation:
+  number: 6
+  goal_style: {GOAL_STYLE}
+  interaction_style: [default]
+"""
+
+
+def _client(double: SenseiDouble) -> LLMClient:
+    config = ProviderConfig("openai-compatible", base_url="http://127.0.0.1:9/v1", model="imperfect-model")
+    return LLMClient(
+        config,
+        guard=EgressGuard(EgressPolicy.parse("127.0.0.1")),
+        retry=FAST_RETRY,
+        chat_model=double.chat_model(),
+        ledger=UsageLedger(),
+    )
+
+
+def _user_prompt(goals: str, transcript: str) -> list:
+    system_text = prompts.USER_SYSTEM.fill(
+        role="You order food.",
+        context="nothing in particular.",
+        goals=goals,
+        styles=prompts.STYLE_INSTRUCTIONS["default"],
+        language=prompts.LANGUAGE.fill(language="English"),
+    )
+    return [system(system_text), user(prompts.USER_TURN.fill(transcript=transcript, extra=""))]
+
+
+def test_the_double_answers_the_chatbot_s_question_from_its_goals_and_closes_when_done():
+    with _client(SenseiDouble(seed=3, imperfection=TIDY)) as llm:
+        goals = "order a large hawaiian pizza; with 2 coke to drink"
+        asked = (
+            "User: I want to order a large hawaiian pizza.\n"
+            "Chatbot: Great choice, a large hawaiian pizza! How many drinks would you like?"
+        )
+        assert llm.complete(_user_prompt(goals, asked), tag=TAG_USER_TURN).split(",")[0] in ("2", "I'd say 2")
+        options = asked + "\nUser: 2\nChatbot: Which drink would you like? [buttons: coke | lemonade | water]"
+        assert "coke" in llm.complete(_user_prompt(goals, options), tag=TAG_USER_TURN).lower()
+        done = (
+            options + "\nUser: coke\nChatbot: Got it, 2 coke. The total is 21$. Your order number is A1B2C3."
+        )
+        closing = llm.complete(_user_prompt(goals, done), tag=TAG_USER_TURN)
+        assert closing.endswith("[END]")  # the prompt asks for the marker, so the double writes it
+
+
+def test_the_double_judges_from_the_chatbot_s_words_and_spells_items_its_own_way():
+    prompt = prompts.GOAL_CHECK.fill(
+        goals="1. order a large hawaiian pizza\n2. ask whether you deliver",
+        outputs="- order_id: the order number\n- price: the total price",
+        transcript="User: a large hawaiian pizza\nChatbot: Your large hawaiian costs 17$. Your order number is "
+        "A1B2C3.",
+    )
+    spellings = Counter()
+    for seed in range(20):
+        with _client(SenseiDouble(seed=seed)) as llm:
+            verdict = llm.structured([user(prompt)], GoalCheck, tag=TAG_GOAL_CHECK)
+        answered = {v.goal for v in verdict.goals if v.answered}
+        assert 2 not in answered or seed  # a bogus claim is rare, not systematic
+        spellings.update(verdict.items_given)
+    assert len(spellings) > 2  # "order_id", "Order Ids", "ORDER-ID"...: not the declared names only
+
+
+def test_the_double_extracts_typed_outputs_in_loose_formats():
+    profile = profile_from(ORDER.replace("{GOAL_STYLE}", "{steps: 4}"))
+    transcript = (
+        "User: a large hawaiian pizza and 2 coke\nChatbot: Got it, 2 coke.\n"
+        "The total for your large hawaiian and 2 coke is 23$.\nYour order number is FDDFDA: a large hawaiian."
+    )
+    with _client(SenseiDouble(seed=1)) as llm:
+        answer = llm.structured(
+            [user(extraction_prompt(profile, transcript, TODAY))], answer_schema(profile), tag=TAG_EXTRACT
+        )
+    values, notes = read_answer(profile, answer, TODAY)
+    assert values == {"price": {"amount": 23.0, "currency": "USD"}, "order_id": "FDDFDA"}
+    assert notes == []
+
+
+def _findings(profile_texts: list[str], bot: str, seed: int, slips: SenseiImperfection) -> tuple[list, list]:
+    records = []
+    with _client(SenseiDouble(seed=seed, imperfection=slips)) as llm:
+        run_profiles(
+            [profile_from(text) for text in profile_texts],
+            lambda: BotConnector(bot, today=TODAY),
+            llm,
+            concurrency=1,
+            seed=seed,
+            sink=records.append,
+            today=lambda: TODAY,
+        )
+    oracles = oracle_rules(load_bot(bot))
+    report = check([o.rule for o in oracles], records, limits=Limits(isolate=False, max_listed=10_000))
+    return records, verdicts(records, report, {o.name: o.kind for o in oracles})
+
+
+@pytest.mark.parametrize("goal_style", ["{steps: 10}", "{all_answered: {limit: 12}}"])
+@pytest.mark.parametrize("slips", [1.0, 3.0])
+def test_no_finding_on_unmodified_bots_with_an_imperfect_model(goal_style, slips):
+    usual = SenseiImperfection()
+    sloppy = SenseiImperfection(
+        **{name: min(1.0, getattr(usual, name) * slips) for name in SenseiImperfection.__dataclass_fields__}
+    )
+    flagged, ends = [], Counter()
+    for bot, text in (("pizza", ORDER), ("bike", BOOKING)):
+        for seed in (1, 2):
+            records, found = _findings([text.replace("{GOAL_STYLE}", goal_style)], bot, seed, sloppy)
+            ends.update(r.settings["stopped_because"] for r in records)
+            flagged += [
+                (r.profile, r.index, v.reasons, r.error_codes)
+                for r, v in zip(records, found, strict=True)
+                if v.reasons
+            ]
+    assert flagged == []
+    # Every conversation ended because it was over — none ran into a limit or a loop.
+    assert set(ends) <= {"finished", "all_answered"}, ends
+    assert ends["finished"] > 0

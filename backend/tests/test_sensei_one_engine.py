@@ -1,0 +1,221 @@
+"""One SENSEI: the platform runs the engine's entry point with the same inputs as the CLI — any() items resolved,
+the project's personalities, the run's seed chosen at creation and reused on resume — and same-named profiles
+never lose conversations. The run executes in this process (no worker), against the in-process pizza bot and
+the fake OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from commands import sensei as sensei_command
+from engine.llm.testing.fake_server import running_fake_server
+from runs.execution import execute_sensei
+from runs.models import Artefact, Conversation, Run
+from runs.serializers import RunRequestSerializer
+from workspace.models import Project
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+PERSONALITY = """\
+name: hurried-customer
+context:
+  - You are in a hurry and write very briefly.
+"""
+
+PROFILE = """\
+test_name: one_engine
+user:
+  role: You order a pizza to pick up tonight.
+  context:
+    - personality: hurried-customer
+    - You pay in cash.
+  goals:
+    - "order a {{size}} {{pizza}} pizza"
+    - size: {function: another(), type: string, data: [small, medium, large]}
+    - pizza: {function: forward(), type: string, data: [margherita, "any(2 other house pizzas)"]}
+chatbot:
+  is_starter: false
+  fallback: Sorry, I didn't catch that.
+  output:
+    - size: {type: string, description: the size of the pizza}
+conversation:
+  number: 3
+  goal_style: {steps: 2}
+  interaction_style:
+    - random: [short phrases, single question, make spelling mistakes]
+"""
+
+SCRIPT = {
+    "sensei.any_list": {"json": {"values": ["hawaiian", "four cheese"]}},
+    "sensei.user_turn": ["I want to order a pizza", "house pizza please"],
+    "sensei.extract": {"json": {"size": None}},
+}
+
+
+@pytest.fixture
+def fake_llm():
+    with running_fake_server(SCRIPT) as server:
+        yield server
+
+
+@pytest.fixture
+def project(auth_api, fake_llm, settings):
+    settings.EGRESS_ALLOW = ["127.0.0.1"]
+    key = auth_api.post(
+        "/api/keys/",
+        {"name": "fake", "provider": "openai-compatible", "base_url": fake_llm.base_url, "key": "sk-test"},
+        format="json",
+    ).json()
+    connector = auth_api.post(
+        "/api/connectors/", {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}, format="json"
+    ).json()
+    body = {
+        "name": "Pizza",
+        "connector": connector["id"],
+        "llm_key": key["id"],
+        "exploration_model": "fake-model",
+        "profile_model": "fake-model",
+        "judge_model": "fake-model",
+    }
+    created = auth_api.post("/api/projects/", body, format="json").json()
+    personality = auth_api.post(
+        f"/api/projects/{created['id']}/personalities/", {"text": PERSONALITY}, format="json"
+    ).json()
+    assert personality["valid"], personality
+    return Project.objects.get(pk=created["id"])
+
+
+def _profile(auth_api, project, text=PROFILE):
+    created = auth_api.post(f"/api/projects/{project.pk}/profiles/", {"text": text}, format="json").json()
+    assert created["valid"], created["problems"]
+    return created["id"]
+
+
+def _sensei_run(project, user, profiles, **body):
+    """A SENSEI run as the API creates it (same serializer), but not published: this test executes it."""
+    request = RunRequestSerializer(
+        data={"kind": "sensei", "profiles": profiles, "concurrency": 1, **body}, context={"project": project}
+    )
+    assert request.is_valid(), request.errors
+    return Run.objects.create(
+        kind=Run.Kind.SENSEI, owner=user, project=project, input=request.validated_data["input"]
+    )
+
+
+def _run_cli(tmp_path: Path, base_url: str, seed: int) -> Path:
+    (tmp_path / "personalities").mkdir()
+    (tmp_path / "personalities" / "hurried-customer.yml").write_text(PERSONALITY)
+    (tmp_path / "profile.yml").write_text(PROFILE)
+    (tmp_path / "connector.yml").write_text("technology: demo\nbot: pizza\n")
+    out = tmp_path / "out"
+    parser = argparse.ArgumentParser(prog="parley")
+    sensei_command.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        [
+            "sensei", "run", str(tmp_path / "profile.yml"), "--connector", str(tmp_path / "connector.yml"),
+            "--provider", "openai-compatible", "--base-url", base_url, "--api-key", "sk-test",
+            "--model", "fake-model", "--concurrency", "1", "--seed", str(seed), "--out", str(out),
+        ]
+    )  # fmt: skip
+    args.handler(args)
+    return out
+
+
+VOLATILE = {"id", "started_at", "duration_s"}
+
+
+def _comparable(record: dict) -> dict:
+    """A record without what differs between any two executions: ids, clocks, latencies."""
+    kept = {k: v for k, v in record.items() if k not in VOLATILE}
+    kept["turns"] = [{k: v for k, v in t.items() if k not in ("at_s", "latency_s")} for t in record["turns"]]
+    return kept
+
+
+def test_the_platform_and_the_cli_plan_and_record_the_same_conversations(
+    auth_api, project, fake_llm, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("PARLEY_EGRESS_ALLOW", "127.0.0.1")
+    run = _sensei_run(project, auth_api.user, [_profile(auth_api, project)], seed=1234)
+    result = execute_sensei(run)
+    assert result["conversations"] == 3
+    platform_plan = Artefact.objects.get(run=run, name="plan").content
+    platform = [
+        _comparable(row.record) for row in Conversation.objects.filter(run=run).order_by("profile", "index")
+    ]
+
+    fake_llm.reset()
+    fake_llm.player.clear()
+    for tag, replies in SCRIPT.items():
+        fake_llm.set_replies(tag, replies)
+    out = _run_cli(tmp_path, fake_llm.base_url, seed=1234)
+    cli_plan = json.loads((out / "plan.json").read_text())
+    cli = [_comparable(json.loads(p.read_text())) for p in sorted((out / "one_engine").glob("*.json"))]
+
+    assert platform_plan["seed"] == cli_plan["seed"] == 1234
+    assert platform_plan["profiles"] == cli_plan["profiles"]
+    assert platform_plan["any_values"] == cli_plan["any_values"]
+    rows = platform_plan["profiles"][0]["rows"]
+    assert {row["pizza"] for row in rows} <= {"margherita", "hawaiian", "four cheese"}
+    assert len(platform) == len(cli) == 3
+    assert platform == cli
+    # The any() values reached the simulated user; no placeholder did, and the personality was loaded.
+    assert not any("<any:" in json.dumps(r) for r in platform)
+    assert platform[0]["context"][0] == "You are in a hurry and write very briefly."
+    assert "hawaiian" in json.dumps([r["settings"]["goals"] for r in platform])
+    prompts = [r.messages[0]["content"] for r in fake_llm.chat_requests("sensei.user_turn")]
+    assert any("hawaiian" in p for p in prompts) and not any("<any:" in p for p in prompts)
+
+
+def test_a_run_s_seed_is_chosen_at_creation_and_a_resume_plans_the_same(auth_api, project, fake_llm):
+    profile = _profile(auth_api, project)
+    run = _sensei_run(project, auth_api.user, [profile])  # no seed given
+    seed = run.input["seed"]
+    assert isinstance(seed, int)
+    assert [p["name"] for p in run.input["personalities"]] == ["hurried-customer"]
+
+    execute_sensei(run)
+    first = {row.index: row.record for row in Conversation.objects.filter(run=run)}
+    plan = Artefact.objects.get(run=run, name="plan").content
+    assert plan["seed"] == seed and plan["any_values"]
+
+    # A crash after the first conversation: the next attempt must plan the same rows, even though the LLM now
+    # invents other any() values, and run only what is missing.
+    Conversation.objects.filter(run=run, index__gt=0).delete()
+    fake_llm.set_replies("sensei.any_list", {"json": {"values": ["calzone", "diavola"]}})
+    calls_before = len(fake_llm.chat_requests("sensei.any_list"))
+    run.refresh_from_db()
+    execute_sensei(run)
+    again = {row.index: row.record for row in Conversation.objects.filter(run=run)}
+    assert sorted(again) == [0, 1, 2]
+    assert len(fake_llm.chat_requests("sensei.any_list")) == calls_before  # remembered, not asked again
+    for index in (1, 2):
+        assert again[index]["inputs"] == first[index]["inputs"]
+        assert again[index]["settings"]["seed"] == first[index]["settings"]["seed"]
+        assert again[index]["settings"]["styles"] == first[index]["settings"]["styles"]
+    assert Artefact.objects.get(run=run, name="plan").content["profiles"] == plan["profiles"]
+
+
+def test_profiles_with_the_same_name_never_lose_conversations(auth_api, project, fake_llm):
+    first = _profile(auth_api, project)
+    second = _profile(auth_api, project, PROFILE.replace("number: 3", "number: 2"))
+    run = _sensei_run(project, auth_api.user, [first, second], seed=7)
+    result = execute_sensei(run)
+    assert result["conversations"] == 5
+    keys = sorted(set(Conversation.objects.filter(run=run).values_list("profile", flat=True)))
+    assert keys == ["one_engine", "one_engine#2"]
+    second_records = Conversation.objects.filter(run=run, profile="one_engine#2")
+    assert second_records.count() == 2
+    assert all(row.record["settings"]["test_name"] == "one_engine" for row in second_records)
+
+
+@pytest.fixture(autouse=True)
+def _close_worker_thread_connections():
+    """The run's conversation threads opened their own database connections; free them before teardown."""
+    yield
+    import gc
+
+    gc.collect()
