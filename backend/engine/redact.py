@@ -53,8 +53,10 @@ class Scrubber:
             return self(value)
         if isinstance(value, dict):
             return {self.scrub(k): self.scrub(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return type(value)(self.scrub(v) for v in value)
+        if isinstance(value, list):  # subclasses too (DRF's ReturnList), as a plain list
+            return [self.scrub(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self.scrub(v) for v in value)
         return value
 
     def adding(self, secrets: Iterable[str | None]) -> Scrubber:

@@ -129,7 +129,10 @@ def execute(run: Run, body: Callable[[Run], dict[str, Any]]) -> None:
     """Run the body of a claimed run and record how it ended; never raises."""
     from django.conf import settings
 
+    from runs.secrets import run_scrubber
+
     run_id = run.pk
+    scrub = run_scrubber(run_id)  # a failure message may quote what a chatbot or provider echoed
     try:
         with Heartbeat(run_id, settings.RUN_HEARTBEAT_S):
             result = body(run)
@@ -138,7 +141,7 @@ def execute(run: Run, body: Callable[[Run], dict[str, Any]]) -> None:
     except ParleyError as exc:
         # An engine stopping because the owner cancelled is a cancellation, not a failure.
         if not (Run.objects.filter(pk=run_id, cancel_requested=True).exists() and cancel(run_id)):
-            _settle(fail, run_id, exc.code, exc.user_message)
+            _settle(fail, run_id, exc.code, scrub(exc.user_message))
     except Exception as exc:
         logger.exception("Run %s crashed", run_id)
         if isinstance(exc, OperationalError | InterfaceError):
@@ -151,7 +154,7 @@ def execute(run: Run, body: Callable[[Run], dict[str, Any]]) -> None:
             "The details are in the worker log.",
         )
     else:
-        _settle(succeed, run_id, result)
+        _settle(succeed, run_id, scrub.scrub(result))
 
 
 RESUMABLE = (Run.Kind.TRACER, Run.Kind.SENSEI)

@@ -50,11 +50,6 @@ class Warns(Protocol):
     def warning(self, text: str) -> None: ...
 
 
-def simulation_model(project: Project) -> str:
-    """The model that plays the user when a profile names none (D6)."""
-    return project.profile_model or project.exploration_model
-
-
 def judge_model(project: Project) -> str:
     return project.judge_model or project.exploration_model
 

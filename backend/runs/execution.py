@@ -90,7 +90,9 @@ def execute_tracer(run: Run) -> dict[str, Any]:
             ),
         }
         for name, content in artefacts.items():
-            Artefact.objects.update_or_create(run=run, name=name, defaults={"content": content})
+            Artefact.objects.update_or_create(
+                run=run, name=name, defaults={"content": recorder.scrub.scrub(content)}
+            )
         Profile.objects.filter(source_run=run).delete()  # a repeated execution files them once
         for generated in result.profiles:
             checked = validate_profile(generated["yaml"])
@@ -148,7 +150,7 @@ def execute_sensei(run: Run) -> dict[str, Any]:
                 run=run,
                 profile=record.profile,
                 index=record.index,
-                record=record.model_dump(mode="json"),
+                record=recorder.scrub.scrub(record.model_dump(mode="json")),
                 has_errors=bool(record.errors),
                 error_codes=record.error_codes,
                 turns=len(record.turns),
@@ -157,7 +159,7 @@ def execute_sensei(run: Run) -> dict[str, Any]:
             )
 
     # The simulated user plays each profile's llm.model, else the project's simulation model (D6).
-    with deps.llm_client(project, deps.simulation_model(project), recorder=recorder) as llm:
+    with deps.llm_client(project, project.simulation_model(), recorder=recorder) as llm:
         llm.ledger.subscribe(lambda usage: recorder.usage(usage.to_json()))
         connector_config, guard = deps.connector_config(project.connector), deps.egress_guard()
         concurrency = run.input.get("concurrency", 4)
@@ -181,6 +183,7 @@ def execute_sensei(run: Run) -> dict[str, Any]:
             planned_on=planned_on,
             any_memory=recorder.any_values,
             done=stored,
+            user_model=run.input.get("model"),
         )
     result = _sensei_result(run)
     result["models"] = llm.ledger.to_json()["models_by_tag"]  # per role (tag), the models actually called
@@ -317,7 +320,9 @@ def execute_bench(run: Run) -> dict[str, Any]:
             (Artefact.Name.BENCH, result.data),
             (Artefact.Name.REPORT, render_markdown(result.data)),
         ):
-            Artefact.objects.update_or_create(run=run, name=name, defaults={"content": content})
+            Artefact.objects.update_or_create(
+                run=run, name=name, defaults={"content": recorder.scrub.scrub(content)}
+            )
     recorder.touch(stage="done")
     overall = result.overall
     mutation = overall["mutation"]

@@ -19,6 +19,7 @@ from engine.conversation import ConversationRecord, Turn
 from engine.evaluation import BenchReporter, MutantOutcome
 from engine.llm import UsageRecord
 from runs.models import Run, RunEvent
+from runs.secrets import run_scrubber
 
 HEARTBEAT_S = 5.0  # how often a run that only makes LLM calls (the bench) proves its worker lives
 MAX_TEXT = 4000  # one chatbot message in the live log; the full transcript is stored elsewhere
@@ -55,6 +56,8 @@ class RunRecorder:
 
     def __init__(self, run_id: int) -> None:
         self.run_id = run_id
+        # Everything this recorder writes passes the run's secrets scrubber (chatbots and providers echo them).
+        self.scrub = run_scrubber(run_id)
         self._lock = threading.Lock()
         self._usage = {
             "calls": 0,
@@ -68,7 +71,9 @@ class RunRecorder:
     # -- writing ---------------------------------------------------------------------------------------------
     def event(self, type_: str, data: dict[str, Any], *, owner_only: bool = False, **run_fields: Any) -> None:
         visibility = RunEvent.Visibility.OWNER if owner_only else RunEvent.Visibility.PUBLIC
-        RunEvent.objects.create(run_id=self.run_id, type=type_, visibility=visibility, data=data)
+        RunEvent.objects.create(
+            run_id=self.run_id, type=type_, visibility=visibility, data=self.scrub.scrub(data)
+        )
         self.touch(**run_fields)
 
     def touch(self, **run_fields: Any) -> None:

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from engine.bots.mutation import OPERATORS
 from engine.sensei import new_seed
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
+from runs.secrets import address_scrubber
 from workspace.models import Profile, Project, Rule
 
 TRACER_SESSIONS = (1, 50)
@@ -68,7 +69,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
         schema), built directly: a list page serialises 25 runs, and this is several times faster
         (benchmarks/api_latency.py; tests/test_runs.py checks both give the same document)."""
         when = _DATETIME.to_representation
-        return {
+        document = {
             "id": run.pk,
             "kind": run.kind,
             "status": run.status,
@@ -93,6 +94,11 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "is_owner": self.get_is_owner(run),
             "cancel_requested": run.cancel_requested,
         }
+        if run.project_id and not document["is_owner"]:
+            # A visitor of a public project never sees the chatbot's address (errors quote it).
+            hide = address_scrubber(run.project.connector)
+            document.update(result=hide.scrub(run.result), error_message=hide(run.error_message or ""))
+        return document
 
     def get_wait_seconds(self, run: Run) -> float | None:
         return run.wait_time.total_seconds() if run.wait_time else None
@@ -131,6 +137,12 @@ class RunRequestSerializer(serializers.Serializer[Any]):
     profiles = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=500)
     concurrency = serializers.IntegerField(min_value=1, max_value=16, required=False, default=4)
     seed = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=2**31 - 1)
+    model = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        help_text="SENSEI: the model that plays the user for every profile, over each profile's llm.model.",
+    )
     rules = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=500)
     sensei_runs = serializers.ListField(child=serializers.IntegerField(), required=False, max_length=50)
     # A ChoiceField puts the operators in the schema, so the web client's copy is checked against them.
@@ -204,6 +216,8 @@ class RunRequestSerializer(serializers.Serializer[Any]):
             "concurrency": attrs.get("concurrency", 4),
             # Drawn now when not given, so every attempt of the run (a resume too) plans the same conversations.
             "seed": new_seed() if seed is None else seed,
+            # D6: the run's override beats each profile's llm.model, which beats the project's simulation model.
+            "model": attrs.get("model", "").strip() or None,
         }
 
     def _check(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:

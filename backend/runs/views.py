@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 
 from runs import bookkeeping, exports, services, tasks
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
+from runs.secrets import address_scrubber
 from runs.serializers import (
     ArtefactSerializer,
     ConversationListSerializer,
@@ -48,7 +49,7 @@ EVENTS_PER_PAGE = 500
 
 
 def readable_runs(user: Any) -> QuerySet[Run]:
-    runs = Run.objects.select_related("project", "owner")
+    runs = Run.objects.select_related("project__connector", "owner")
     if user is not None and user.is_authenticated:
         return runs.filter(Q(owner=user) | Q(project__public=True))
     return runs.filter(project__public=True)
@@ -122,7 +123,7 @@ class RunViewSet(
             return readable_runs(user)
         # Lists name one side of the policy directly (no OR across a join), so the (owner, -created_at)
         # index serves them.
-        runs = Run.objects.select_related("project", "owner")
+        runs = Run.objects.select_related("project__connector", "owner")
         mine = user.is_authenticated and self.request.query_params.get("scope", "mine") != "public"
         runs = runs.filter(owner=user) if mine else runs.filter(project__public=True)
         return filter_runs(runs, self.request.query_params)
@@ -154,6 +155,31 @@ class RunViewSet(
             Run.objects.filter(pk=run.pk).update(cancel_requested=True)
         run.refresh_from_db()
         return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        """What a visitor of a public project sees of one run — events, conversations, artefacts, results,
+        exports — without the chatbot's address, which the public project view hides too."""
+        response = super().finalize_response(request, response, *args, **kwargs)
+        run = getattr(self, "_visited_run", None)
+        if run is None or not response.status_code or response.status_code >= 400:
+            return response
+        hide = address_scrubber(run.project.connector if run.project_id else None)
+        if not hide:
+            return response
+        if isinstance(response, Response):
+            response.data = hide.scrub(response.data)
+        elif isinstance(response, HttpResponse) and response.get("Content-Type", "").startswith(
+            ("text/", "application/")
+        ):
+            response.content = hide(response.content.decode("utf-8")).encode("utf-8")
+        return response
+
+    def get_object(self) -> Run:
+        run = super().get_object()
+        user = self.request.user
+        if not (user.is_authenticated and user.pk == run.owner_id):
+            self._visited_run = run
+        return run
 
     @extend_schema(
         parameters=[

@@ -304,3 +304,25 @@ def test_editor_schemas_are_public(api):
         assert schema.status_code == 200
         assert schema.json()
     assert api.get("/api/schemas/nothing/").status_code == 404
+
+
+def test_the_plan_is_priced_with_the_model_that_will_play_the_user(auth_api, project):
+    """D6: the profile's llm.model, else the project's simulation model — not always the project's."""
+
+    def estimate(text):
+        doc = auth_api.post(f"/api/projects/{project['id']}/profiles/", {"text": text}, format="json").json()
+        url = f"/api/projects/{project['id']}/profiles/{doc['id']}/plan/"
+        return auth_api.post(url, {"seed": 7}, format="json").json()["estimated_cost_usd"]
+
+    def named(name, model):
+        text = PROFILE.replace("test_name: pizza_order", f"test_name: {name}")
+        return (
+            text.replace("gpt-4o-mini", model) if model else text.replace("llm: {model: gpt-4o-mini}\n", "")
+        )
+
+    own = {
+        model: estimate(named(f"p-{model}", model)) for model in ("gpt-4o-mini", "gpt-5-mini", "gpt-4.1-mini")
+    }
+    assert len(set(own.values())) == 3  # each profile priced with its own model
+    # A profile that names no model is played by the project's exploration model (gpt-4.1-mini here).
+    assert estimate(named("no-model", None)) == own["gpt-4.1-mini"]

@@ -80,6 +80,10 @@ class Project(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def simulation_model(self) -> str:
+        """The model that plays the user when neither the run nor the profile names one (D6)."""
+        return self.profile_model or self.exploration_model
+
     def model_warnings(self, extra: list[str] | tuple[str, ...] = ()) -> list[str]:
         """Warnings for the project's models (and `extra` ones, e.g. the profiles' `llm.model`) that its key's
         provider did not list (decision D7): a warning, never a refusal — the list may be out of date."""

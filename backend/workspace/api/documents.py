@@ -23,6 +23,7 @@ from rest_framework.response import Response
 
 from common.requests import GuardedJSONParser
 from engine.sensei.planner import PlanError, plan
+from engine.sensei.simulator import simulated_user_model
 from workspace import templates
 from workspace.models import Personality, Profile, Project, Rule
 from workspace.permissions import PublicReadOwnerWrite, readable_projects, writable_projects
@@ -282,7 +283,9 @@ class ProfileViewSet(DocumentViewSet):
         if seed is not None and not isinstance(seed, int):
             raise exceptions.ValidationError({"seed": ["The seed must be a whole number."]})
         try:
-            planned = plan(result.parsed, seed, model=self.project.profile_model or None)
+            # Priced with the model that will play the user: the profile's own, else the project's (D6).
+            model = simulated_user_model(result.parsed, default=self.project.simulation_model() or None)
+            planned = plan(result.parsed, seed, model=model)
         except PlanError as exc:
             raise exceptions.ValidationError({"text": [str(exc)]}) from None
         return Response(

@@ -1470,6 +1470,8 @@ export interface components {
             /** @default 4 */
             concurrency: number;
             seed?: number | null;
+            /** @description SENSEI: the model that plays the user for every profile, over each profile's llm.model. */
+            model?: string;
             rules?: number[];
             sensei_runs?: number[];
             operators?: components["schemas"]["OperatorsEnum"][];

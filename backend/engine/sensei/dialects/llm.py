@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from engine.llm.capabilities import temperature_note
 from engine.sensei.dialects.reader import Path, Reader
 from engine.sensei.profile import LLMSettings
 
@@ -28,6 +29,14 @@ def read_llm(reader: Reader, value: Any, path: Path) -> LLMSettings | None:
                 "Use a value between 0.0 and 1.0.",
             )
         temperature = min(heat, 2.0) if heat is not None else 0.8
+        # Reasoning models (gpt-5, o1/o3/o4) refuse any temperature but their default: say what will be sent.
+        if heat is not None and (note := temperature_note(provider or "openai", model or "", heat)):
+            reader.warn(
+                "temperature_refused",
+                note,
+                (*path, "temperature"),
+                "Remove llm.temperature, or choose a model that accepts one (gpt-4.1-mini, gpt-4o-mini).",
+            )
     kind: Literal["text", "speech"] = "text"
     config = None
     fmt = data.get("format")

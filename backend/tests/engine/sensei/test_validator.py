@@ -137,3 +137,20 @@ def test_an_empty_mapping_among_the_goals_is_a_located_problem_not_a_crash():
     problem = next(p for p in problems if p.path == "user.goals.1")
     assert problem.severity == "error" and (problem.line, problem.column) == (6, 7)
     assert "empty mapping" in problem.message and problem.hint
+
+
+def test_a_temperature_the_model_refuses_is_a_warning_that_says_what_will_be_sent():
+    from engine.sensei import validate
+
+    text = (
+        "test_name: t\nllm: {model: gpt-5-mini, temperature: 0.3}\nuser:\n  language: English\n  role: r\n"
+        "  context: [c]\n  goals: [order a pizza]\nchatbot: {is_starter: false, fallback: f}\n"
+        "conversation: {number: 1, goal_style: {steps: 3}, interaction_style: [single question]}\n"
+    )
+    result = validate(text)
+    warning = next(p for p in result.problems if p.code == "temperature_refused")
+    assert warning.severity == "warning" and warning.line == 2
+    assert "gpt-5-mini accepts only its default temperature" in warning.message
+    assert "instead of 0.3" in warning.message
+    accepted = validate(text.replace("gpt-5-mini", "gpt-4o-mini"))
+    assert not [p for p in accepted.problems if p.code == "temperature_refused"]

@@ -1,0 +1,67 @@
+"""The secrets a run knows, as the one scrubber (engine.redact) that every writer of the run passes text through.
+
+A chatbot may echo a connector's own token in an error page, a provider its API key; either would then sit in
+events, conversation records, artefacts and failure messages — and a public project shows those to anyone.
+Built in the worker (the only place secrets are decrypted), once per run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from accounts.models import LLMKey
+from engine.redact import Scrubber
+from runs.models import Run
+from workspace.models import Connector
+
+logger = logging.getLogger(__name__)
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for inner in value.values():
+            yield from _strings(inner)
+    elif isinstance(value, list | tuple):
+        for inner in value:
+            yield from _strings(inner)
+
+
+def run_scrubber(run_id: int) -> Scrubber:
+    """Every secret the run may meet: its project's LLM key and connector secrets, or the key or connector a
+    short job tests. Never raises: a run whose secrets cannot be read is scrubbed of none (and says so)."""
+    try:
+        run = Run.objects.select_related("project__llm_key", "project__connector").get(pk=run_id)
+        keys: list[LLMKey] = []
+        connectors: list[Connector] = []
+        if run.project is not None:
+            keys += [run.project.llm_key] if run.project.llm_key is not None else []
+            connectors.append(run.project.connector)
+        if key_id := run.input.get("key_id"):
+            keys += list(LLMKey.objects.filter(pk=key_id, owner_id=run.owner_id))
+        if connector_id := run.input.get("connector_id"):
+            connectors += list(Connector.objects.filter(pk=connector_id, owner_id=run.owner_id))
+        secrets = [key.reveal() for key in keys]
+        for connector in connectors:
+            secrets += list(_strings(connector.reveal_secrets()))
+        return Scrubber(*secrets)
+    except Exception:
+        logger.exception("Could not read the secrets of run %s; its output is not scrubbed", run_id)
+        return Scrubber()
+
+
+def address_scrubber(connector: Connector | None) -> Scrubber:
+    """For visitors of a public project: the chatbot's addresses (URLs and host names in the connector's plain
+    parameters), which the public project view hides too, blanked out of what its runs show."""
+    if connector is None:
+        return Scrubber()
+    addresses: list[str] = []
+    for value in _strings(connector.params):
+        parsed = urlsplit(value.strip())
+        if parsed.scheme in ("http", "https", "ws", "wss") and parsed.netloc:
+            addresses += [value.strip().rstrip("/"), parsed.netloc, parsed.hostname or ""]
+    return Scrubber(*addresses)
