@@ -33,7 +33,8 @@ from engine.sensei.generators import AnyResolver, placeholder_any, values_of
 from engine.sensei.profile import Profile, Scalar, Style, Variable
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
-MAX_CONVERSATIONS = 10_000
+MAX_CONVERSATIONS = 10_000  # per profile
+MAX_TURNS = 200  # user turns per conversation (goal_style steps or all_answered limit)
 
 # Rough sizes used by the cost estimate (characters; 4 characters ≈ 1 token).
 _SYSTEM_PROMPT_CHARS = 1800

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.sensei.dialects.reader import Path, Reader
 from engine.sensei.dialects.syntax import call_parts
+from engine.sensei.planner import MAX_TURNS
 from engine.sensei.profile import STYLE_NAMES, ConversationSettings, GoalStyle, NumberSpec, Style
 
 STYLE_ALIASES = {
@@ -142,6 +143,11 @@ def _goal_style(reader: Reader, value: Any, path: Path) -> GoalStyle | None:
             # The paper: maxSteps and allGoals together = stop at whichever comes first.
             steps = reader.integer(data["steps"], (*path, "steps"), "steps")
             limit = min(limit, steps) if steps else limit
+        if limit > MAX_TURNS:
+            reader.error(
+                "out_of_range", f"at most {MAX_TURNS} user turns per conversation", (*path, key), hint
+            )
+            return None
         return GoalStyle(kind="all_answered", limit=limit, export=export, max_cost=max_cost)
     if len(modes) > 1:
         reader.error("conflict", "goal_style has both steps and random steps", path, hint)
@@ -151,6 +157,9 @@ def _goal_style(reader: Reader, value: Any, path: Path) -> GoalStyle | None:
         reader.deprecated("random_steps", "random steps", (*path, key))
     steps = reader.integer(data[key], (*path, key), key)
     if steps is None:
+        return None
+    if steps > MAX_TURNS:
+        reader.error("out_of_range", f"at most {MAX_TURNS} user turns per conversation", (*path, key), hint)
         return None
     if steps > 30:
         reader.warn(

@@ -154,3 +154,16 @@ def test_a_temperature_the_model_refuses_is_a_warning_that_says_what_will_be_sen
     assert "instead of 0.3" in warning.message
     accepted = validate(text.replace("gpt-5-mini", "gpt-4o-mini"))
     assert not [p for p in accepted.problems if p.code == "temperature_refused"]
+
+
+def test_a_conversation_longer_than_the_limit_is_an_error_at_its_line():
+    from engine.sensei import validate
+
+    text = (
+        "test_name: t\nuser:\n  language: English\n  role: r\n  context: [c]\n  goals: [order a pizza]\n"
+        "chatbot: {is_starter: false, fallback: f}\n"
+        "conversation:\n  number: 1\n  goal_style: {steps: 100000}\n  interaction_style: [single question]\n"
+    )
+    problem = next(p for p in validate(text).problems if p.code == "out_of_range")
+    assert problem.severity == "error" and "at most 200 user turns" in problem.message and problem.line == 10
+    assert not [p for p in validate(text.replace("100000", "200")).problems if p.is_error]
