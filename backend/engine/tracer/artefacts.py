@@ -219,10 +219,12 @@ def report_md(
                 for p in node.parameters:
                     options = f" — options: {', '.join(p.options)}" if p.options else ""
                     lines.append(f"- `{p.name}`: {p.description}{options}")
+                lines.append("")  # a list ends at a blank line; the next text would join its last item
             if node.outputs:
                 lines.append("Outputs:")
                 lines += [f"- `{o.name}`: {o.description}" for o in node.outputs]
-            lines.append(f"After: {', '.join(node.parents) or '(entry point)'}")
+                lines.append("")
+            lines += [f"After: {', '.join(node.parents) or '(entry point)'}", ""]
             children = model.children_of(node.name)
             lines.append(f"Leads to: {', '.join(children) or '(nothing)'}")
             lines.append("")

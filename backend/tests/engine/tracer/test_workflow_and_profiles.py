@@ -232,3 +232,37 @@ def test_local_checks() -> None:
     assert sounds_like_assistant("Sure! How can I help you today?")
     assert sounds_like_assistant("1. Pizza\n2. Drinks\n3. Desserts")
     assert not sounds_like_assistant("I'd like a large margherita please")
+
+
+def test_the_report_keeps_outputs_and_links_out_of_the_parameter_list():
+    """Rendered as Markdown (as the dashboard does), a functionality's outputs and links are not swallowed by
+    the list before them."""
+    from markdown_it import MarkdownIt
+
+    from engine.tracer.artefacts import report_md
+    from engine.tracer.model import FunctionalModel, Functionality, Output, Parameter
+
+    node = Functionality(
+        name="order_pizza",
+        description="Takes an order.",
+        parameters=[Parameter(name="size", description="the size", options=["small", "large"])],
+        outputs=[Output(name="price", description="the total")],
+        parents=["greet"],
+    )
+    text = report_md(
+        FunctionalModel(functionalities=[Functionality(name="greet"), node]),
+        [],
+        [],
+        {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "by_step": {}},
+        duration_s=1.0,
+        notes=[],
+    )
+    tokens = MarkdownIt().parse(text)
+    inside_items = []
+    depth = 0
+    for token in tokens:
+        depth += {"list_item_open": 1, "list_item_close": -1}.get(token.type, 0)
+        if depth and token.type == "inline":
+            inside_items.append(token.content)
+    assert any("`size`" in item for item in inside_items)
+    assert not [item for item in inside_items if "Outputs:" in item or "After:" in item or "Leads to:" in item]
