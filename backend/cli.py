@@ -11,7 +11,7 @@ import importlib
 import sys
 from importlib.metadata import version
 
-COMMANDS = ("serve", "llm", "connectors", "bots", "sensei", "check", "tracer", "bench")
+COMMANDS = ("serve", "llm", "connectors", "bots", "sensei", "check", "tracer", "bench", "security")
 
 
 def build_parser() -> argparse.ArgumentParser:

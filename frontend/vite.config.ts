@@ -1,9 +1,14 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
 
-// Where `npm run dev` and `npm run preview` forward /api. Default: Django's runserver/gunicorn on 8000.
+// Where `npm run dev` and `npm run preview` forward /api. Default: Django's runserver/gunicorn on 8000, and the
+// live-update streams (/api/stream/, listed first so it wins) to uvicorn on 8001.
 const apiProxyTarget = process.env.PARLEY_API_PROXY ?? "http://127.0.0.1:8000";
-const proxy = { "/api": { target: apiProxyTarget, changeOrigin: false } };
+const streamProxyTarget = process.env.PARLEY_STREAM_PROXY ?? "http://127.0.0.1:8001";
+const proxy = {
+  "/api/stream/": { target: streamProxyTarget, changeOrigin: false },
+  "/api": { target: apiProxyTarget, changeOrigin: false },
+};
 
 /**
  * Matches the modules of the named packages. A name is a regular-expression fragment (`@codemirror/[a-z-]+`); its

@@ -1,10 +1,12 @@
 """Admin for users: the stock screens, adapted to e-mail logins."""
 
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.contrib.auth.forms import BaseUserCreationForm, UserChangeForm
 
-from accounts.models import LLMKey, User
+from accounts.models import LLMKey, RememberToken, User
 
 
 class UserCreationForm(BaseUserCreationForm):
@@ -41,3 +43,16 @@ class LLMKeyAdmin(admin.ModelAdmin):
     search_fields = ("name", "owner__email")
     exclude = ("encrypted_key",)  # never shown, not even encrypted
     readonly_fields = ("hint", "last_checked_at", "last_check_ok", "last_check_message")
+
+
+@admin.register(RememberToken)
+class RememberTokenAdmin(admin.ModelAdmin):
+    """Browsers kept signed in; deleting one revokes it (its next resume gets 401)."""
+
+    list_display = ("user", "created_at", "expires_at", "last_used_at")
+    search_fields = ("user__email",)
+    exclude = ("digest",)
+    readonly_fields = ("user", "created_at", "expires_at", "last_used_at")
+
+    def has_add_permission(self, request: Any) -> bool:
+        return False  # a remember token is only ever issued by a login

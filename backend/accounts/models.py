@@ -116,3 +116,28 @@ class LLMKey(models.Model):
     def reveal(self) -> str:
         """The plaintext key, for the worker that is about to call the provider. Never put it in a response."""
         return crypto.decrypt(self.encrypted_key)
+
+
+class RememberToken(models.Model):
+    """The secret behind "keep me signed in": one per browser that ticked the box, sent back in an HttpOnly cookie.
+
+    Its only power is to mint a fresh per-tab knox token at POST /api/auth/resume/ (accounts/remember.py). It is a
+    model of its own, not a knox `AuthToken` with a longer expiry, on purpose: every knox token is accepted as
+    `Authorization: Token …` by the whole API, so a remember token stored as one would be a month-long API
+    credential, and logging out one tab (which deletes `request.auth`) could not tell the two apart. Like knox, only
+    a digest is stored: the secret is 32 random bytes, so a plain SHA-256 is enough (nothing to guess, no need for
+    a slow hash), and it is looked up by that digest. The lifetime is absolute (`expires_at`), not sliding: the
+    user is asked for the password again after `REMEMBER_DAYS` however often the browser comes back.
+    """
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="remember_tokens")
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+
+    def __str__(self) -> str:
+        return f"remember token of {self.user} until {self.expires_at:%Y-%m-%d}"

@@ -51,6 +51,20 @@ class SignupSerializer(serializers.Serializer[Any]):
 class LoginSerializer(serializers.Serializer[Any]):
     email = serializers.EmailField(max_length=254)
     password = serializers.CharField(write_only=True, trim_whitespace=False, max_length=256)
+    # Optional without a default, so the generated client does not require it from the sign-up form's values.
+    remember = serializers.BooleanField(
+        required=False,
+        help_text=(
+            "Keep me signed in: the response also sets an HttpOnly cookie that lets new tabs of this browser "
+            "get their own token from /api/auth/resume/."
+        ),
+    )
+
+
+class CsrfSerializer(serializers.Serializer[Any]):
+    csrf_token = serializers.CharField(
+        help_text="Send as the X-CSRFToken header; also set as the csrftoken cookie."
+    )
 
 
 class PasswordChangeSerializer(serializers.Serializer[Any]):

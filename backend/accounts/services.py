@@ -6,7 +6,7 @@ from typing import Any
 
 from knox.models import AuthToken
 
-from accounts.models import User
+from accounts.models import RememberToken, User
 from accounts.serializers import UserSerializer
 
 
@@ -17,5 +17,7 @@ def open_session(user: User) -> dict[str, Any]:
 
 
 def close_all_sessions(user: User) -> int:
+    """Revoke every token of the user: each tab's knox token and each browser's "keep me signed in"."""
     deleted, _ = AuthToken.objects.filter(user=user).delete()
+    RememberToken.objects.filter(user=user).delete()
     return deleted

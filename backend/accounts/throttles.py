@@ -59,6 +59,12 @@ class SignupThrottle(_ClientAddressThrottle):
     scope = "signup"
 
 
+class ResumeThrottle(_ClientAddressThrottle):
+    """Keep me signed in: trading the remember cookie for a tab token is counted per address, like a login."""
+
+    scope = "resume"
+
+
 class PasswordChangeThrottle(_ClientAddressThrottle):
     """Per account and per address: a stolen token cannot guess the password from many addresses either."""
 

@@ -1,12 +1,16 @@
-"""`parley bench`: the evaluation bench on the reference bots — coverage, precision and recall of TRACER,
-mutation score with kills per operator and reason, false alarms, LLM calls, tokens, cost and wall time.
+"""`parley bench`: the evaluation bench on the reference bots — coverage, precision and recall of TRACER, the
+mutation scores (differential kills: automatic, with the ground-truth oracles, and the thesis's way beside
+them), false alarms, spurious kills of the control runs, LLM calls, tokens, cost and wall time.
 
-    parley bench --bots pizza,bike,photography,veterinary --provider openai --model gpt-4o-mini \\
-                 [--base-url URL] [-s 10 -n 8] [--mutants-per-operator 2] [--repeats 5] --out bench/
+    parley bench --provider openai --model gpt-4.1-mini --out bench/ [--max-cost 5]
+    parley bench --bots pizza,bike [-s 10 -n 8] [--mutants-per-operator 2] [--repeats 3] --out bench/
+    parley bench --double imperfect --out bench-fake/      # offline, on the imperfect LLM doubles (fake figures)
 
-Writes OUT/bench.json and OUT/bench.md, and per bot the generated rules, TRACER's artefacts and profiles and
-every conversation (JSON lines). Exit codes: 0 the bench ran (its figures are results, not failures); 1 it
-stopped on an error, or a bot got no usable profile; 2 bad usage or configuration.
+A cost estimate is printed first; with `--max-cost` the bench refuses to start when the estimate is higher, and
+every LLM call is then refused once the budget is spent. `--estimate` prints the estimate and stops.
+Writes OUT/bench.json and OUT/bench.md, and per bot the rules (Parley's own and the ground truth's), TRACER's
+artefacts and profiles and every conversation (JSON lines). Exit codes: 0 the bench ran (its figures are
+results, not failures); 1 it stopped on an error, or a bot got no usable profile; 2 bad usage or configuration.
 """
 
 from __future__ import annotations
@@ -45,6 +49,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_llm_arguments(parser)
     parser.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
     parser.add_argument(
+        "--double",
+        choices=("imperfect",),
+        help="play every LLM role with Parley's imperfect LLM doubles (offline; the figures are labelled fake)",
+    )
+    parser.add_argument(
         "--sessions", "-s", type=int_at_least(1), default=10, help="TRACER sessions (default 10)"
     )
     parser.add_argument(
@@ -65,13 +74,35 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="run this mutant instead of a random draw for its bot (repeatable)",
     )
     parser.add_argument(
-        "--repeats", type=int_at_least(1), default=5, help="SENSEI runs on each original (default 5)"
+        "--repeats",
+        type=int_at_least(1),
+        default=3,
+        help="SENSEI runs, same seeds, on each original and on each mutant (default 3)",
+    )
+    parser.add_argument(
+        "--controls",
+        type=int_at_least(0),
+        default=1,
+        help="control runs per bot: the unmodified bot run as a mutant, to measure spurious kills (default 1)",
+    )
+    parser.add_argument(
+        "--matcher",
+        choices=("llm", "lexical"),
+        default="llm",
+        help="who matches functionalities to the ground truth: the model as a judge (default), or word overlap",
     )
     parser.add_argument("--concurrency", type=int_at_least(1), default=4, help="SENSEI conversations at once")
     parser.add_argument("--seed", type=int, default=0, help="seeds the mutant draw, TRACER and SENSEI")
+    parser.add_argument("--max-cost", type=float, metavar="USD", help="USD budget for the whole bench")
+    parser.add_argument("--estimate", action="store_true", help="print the cost estimate and stop")
     parser.add_argument("--out", "-o", required=True, metavar="DIR", help="output directory")
     add_json_argument(parser)
     parser.set_defaults(handler=report_errors(_run))
+
+
+def _usage(message: str) -> int:
+    sys.stderr.write(f"parley: {message}\n")
+    return EXIT_USAGE
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -81,8 +112,10 @@ def _run(args: argparse.Namespace) -> int:
 
     from engine.bots import bot_ids
     from engine.bots.mutation import OPERATORS
-    from engine.evaluation import BenchConfig, BenchReporter, MutantOutcome, run_bench
-    from engine.llm import LLMClient, ProviderState, UsageLedger
+    from engine.evaluation import BenchConfig, BenchReporter, MutantOutcome, run_bench, select_mutants
+    from engine.evaluation.doubles import double_config, imperfect_factory
+    from engine.evaluation.estimate import estimate_bench
+    from engine.llm import Budget, LLMClient, PriceTable, ProviderState, UsageLedger
 
     bots = tuple(b.strip() for b in args.bots.split(",") if b.strip())
     unknown = [b for b in bots if b not in bot_ids()]
@@ -92,8 +125,7 @@ def _run(args: argparse.Namespace) -> int:
     for item in args.mutant:
         bot, _, mutant = item.partition(":")
         if not mutant:
-            sys.stderr.write(f"parley: --mutant {item!r}: write BOT:MUTANT_ID\n")
-            return EXIT_USAGE
+            return _usage(f"--mutant {item!r}: write BOT:MUTANT_ID")
         mutants.setdefault(bot, []).append(mutant)
     if unknown or bad_operators:
         what = (
@@ -101,31 +133,59 @@ def _run(args: argparse.Namespace) -> int:
             if unknown
             else f"unknown operators {', '.join(bad_operators)}"
         )
-        sys.stderr.write(f"parley: {what}; bots: {', '.join(bot_ids())}; operators: {', '.join(OPERATORS)}\n")
-        return EXIT_USAGE
-    guard = egress_guard_from_env()
-    provider = provider_config_from_args(args)
-    if args.temperature is not None:
-        provider = replace(provider, temperature=args.temperature)
+        return _usage(f"{what}; bots: {', '.join(bot_ids())}; operators: {', '.join(OPERATORS)}")
+    settings: dict[str, Any] = {
+        "bots": bots,
+        "sessions": args.sessions,
+        "turns": args.turns,
+        "mutants_per_operator": args.mutants_per_operator,
+        "operators": operators,
+        "mutants": {bot: tuple(ids) for bot, ids in mutants.items()} or None,
+        "repeats": args.repeats,
+        "controls": args.controls,
+        "concurrency": args.concurrency,
+        "seed": args.seed,
+        "output_dir": Path(args.out),
+    }
+    provider = None
     try:
-        config = BenchConfig(
-            bots=bots,
-            sessions=args.sessions,
-            turns=args.turns,
-            mutants_per_operator=args.mutants_per_operator,
-            operators=operators,
-            mutants={bot: tuple(ids) for bot, ids in mutants.items()} or None,
-            repeats=args.repeats,
-            concurrency=args.concurrency,
-            seed=args.seed,
-            output_dir=Path(args.out),
-            provider=provider.provider,
-            model=provider.model_name,
-            temperature=args.temperature,
-        )
+        if args.double:
+            config = double_config(**settings)
+        else:
+            provider = provider_config_from_args(args)
+            if args.temperature is not None:
+                provider = replace(provider, temperature=args.temperature)
+            config = BenchConfig(
+                **settings,
+                matcher=args.matcher,
+                provider=provider.provider,
+                model=provider.model_name,
+                temperature=args.temperature,
+            )
     except ValidationError as exc:
-        sys.stderr.write(f"parley: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}\n")
-        return EXIT_USAGE
+        return _usage(f"{exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}")
+    try:
+        drawn = {bot: sum(1 for m in select_mutants(bot, config) if not m.stillborn) for bot in bots}
+    except ValueError as exc:  # an unknown --mutant id
+        return _usage(str(exc))
+
+    price = None if args.double else PriceTable.default().for_model(config.model)
+    estimate = estimate_bench(config, price, drawn)
+    sys.stderr.write(estimate.describe(config.model) + "\n")
+    if args.estimate:
+        if args.json:
+            write_json(args.json, estimate.to_json())
+        return EXIT_OK
+    budget = None
+    if args.max_cost is not None:
+        if price is None and not args.double:
+            return _usage(f"--max-cost needs a model with a known price; {config.model} has none")
+        if estimate.cost_usd is not None and estimate.cost_usd > args.max_cost:
+            return _usage(
+                f"the estimate (${estimate.cost_usd:.2f}) is above --max-cost ${args.max_cost:.2f}: raise it, or "
+                "run fewer --bots, --repeats or --mutants-per-operator"
+            )
+        budget = Budget(args.max_cost, allow_unpriced=bool(args.double))
 
     class Console(BenchReporter):
         def stage(self, bot: str, stage: str) -> None:
@@ -139,38 +199,64 @@ def _run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"   warning: {text}\n")
 
     console = Console()
-    # One state for every phase: what the server refused in the TRACER phase is not paid again in SENSEI.
-    state = ProviderState(on_warning=console.warning)
+    if args.double:
+        factory = imperfect_factory(args.seed)
+    else:
+        assert provider is not None
+        guard = egress_guard_from_env()
+        # One state for every phase: what the server refused in the TRACER phase is not paid again in SENSEI.
+        state = ProviderState(on_warning=console.warning)
+        config_for_clients = provider
 
-    def factory(role: str) -> LLMClient:
-        return LLMClient(provider, guard=guard, ledger=UsageLedger(), state=state)
+        def factory(role: str) -> LLMClient:
+            return LLMClient(
+                config_for_clients, guard=guard, ledger=UsageLedger(), state=state, budget=budget
+            )
 
-    try:
-        result = run_bench(config, factory, reporter=console)
-    except ValueError as exc:  # an unknown --mutant id
-        sys.stderr.write(f"parley: {exc}\n")
-        return EXIT_USAGE
-    overall = result.overall
-    summary: dict[str, Any] = {
-        "output_dir": args.out,
-        "mutation_score": overall["mutation"]["mutation_score"],
-        "killed": overall["mutation"]["killed"],
-        "live": overall["mutation"]["live"],
-        "stillborn": overall["mutation"]["stillborn"],
-        "precision": overall["precision"],
-        "recall": overall["recall"],
-        "false_alarm_rate": overall["false_alarms"]["rate"],
-        "usage": overall["usage"],
-    }
+    result = run_bench(config, factory, reporter=console)
+    summary = _summary(args.out, result.data, estimate.to_json())
     if args.json:
         write_json(args.json, summary)
     if args.json != "-":
-        sys.stdout.write(
-            f"mutation score {summary['mutation_score']} % ({summary['killed']} killed, {summary['live']} live, "
-            f"{summary['stillborn']} stillborn); TRACER precision {summary['precision']} %, recall "
-            f"{summary['recall']} %; false alarms {summary['false_alarm_rate']} %; "
-            f"{overall['usage']['calls']} LLM calls, {overall['usage']['cost_usd']:.4f} USD, "
-            f"{overall['wall_s']:.1f} s\nreport: {Path(args.out) / 'bench.md'}\n"
-        )
+        sys.stdout.write(_text(summary, Path(args.out)))
     no_profiles = [bot for bot, b in result.data["bots"].items() if not b["profiles"]]
     return EXIT_FAILURES if no_profiles else EXIT_OK
+
+
+def _summary(out: str, data: dict[str, Any], estimate: dict[str, Any]) -> dict[str, Any]:
+    overall = data["overall"]
+    scores = data["scores"]
+    return {
+        "output_dir": out,
+        "provenance": data["provenance"],
+        "mutation_score": scores["with_oracles"]["score"],
+        "mutation_score_automatic": scores["automatic"]["score"],
+        "mutation_score_thesis_rule": scores["thesis_rule"]["with_oracles"]["score"],
+        "killed": scores["with_oracles"]["killed"],
+        "killed_automatic": scores["automatic"]["killed"],
+        "live": scores["with_oracles"]["live"],
+        "stillborn": scores["with_oracles"]["stillborn"],
+        "controls": overall["controls"],
+        "precision": overall["precision"],
+        "recall": overall["recall"],
+        "matcher": overall["matcher"],
+        "false_alarm_rate": overall["false_alarms"]["rate"],
+        "false_alarm_rate_automatic": overall["false_alarms"]["automatic"]["rate"],
+        "usage": overall["usage"],
+        "estimate": estimate,
+    }
+
+
+def _text(summary: dict[str, Any], out: Path) -> str:
+    usage = summary["usage"]
+    approximation = " (approximation: lexical matcher)" if summary["matcher"] != "llm" else ""
+    note = summary["provenance"].get("llm_note")
+    return (
+        f"mutation score {summary['mutation_score']} % with oracles, {summary['mutation_score_automatic']} % "
+        f"automatic ({summary['killed']} killed, {summary['live']} live, {summary['stillborn']} stillborn; "
+        f"the thesis's way {summary['mutation_score_thesis_rule']} %); controls killed by noise "
+        f"{summary['controls']['with_oracles']['killed']} of {summary['controls']['runs']}; TRACER precision "
+        f"{summary['precision']} %, recall {summary['recall']} %{approximation}; false alarms "
+        f"{summary['false_alarm_rate']} %; {usage['calls']} LLM calls, {usage['cost_usd']:.4f} USD, "
+        f"{usage['wall_s']:.1f} s" + (f" [{note}]" if note else "") + f"\nreport: {out / 'bench.md'}\n"
+    )

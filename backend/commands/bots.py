@@ -5,6 +5,7 @@
     parley bots serve <bot> [--mutant ID] --port N --protocol taskyto|json
                       [--host H] [--latency S] [--fail-on-turn N] [--forget-sessions [N]]
 
+`serve` also serves the two security bots, `leaky` and `guarded` (engine.bots.adversarial).
 Exit codes: 0 success; 2 usage (unknown bot or mutant).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from commands.common import EXIT_OK, EXIT_USAGE, add_json_argument, write_json
 
@@ -107,10 +109,17 @@ def _mutants(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from engine.bots import UnknownBot, UnknownMutant
+    from engine.bots.adversarial import ADVERSARIAL_BOTS, build_adversarial_server
     from engine.bots.server import Faults, build_server
 
     faults = Faults(latency_s=args.latency, fail_on_turn=args.fail_on_turn, forget_every=args.forget_sessions)
     try:
+        if args.bot in ADVERSARIAL_BOTS:  # the security bots: no definition, mutants or faults
+            server = build_adversarial_server(
+                args.bot, protocol=args.protocol, host=args.host, port=args.port, latency_s=args.latency
+            )
+            _out(f"Serving {args.bot} ({args.protocol} protocol) on {server.base_url}")
+            return _serve_until_stopped(server)
         server, _ = build_server(
             args.bot,
             mutant=args.mutant,
@@ -129,6 +138,10 @@ def _serve(args: argparse.Namespace) -> int:
     _out(
         f"Serving {what} ({args.protocol} protocol) on {server.base_url}; coverage at {server.base_url}/__coverage"
     )
+    return _serve_until_stopped(server)
+
+
+def _serve_until_stopped(server: Any) -> int:
     _out("Press Ctrl-C to stop.")
     sys.stdout.flush()
     try:

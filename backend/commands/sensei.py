@@ -3,14 +3,25 @@
     parley sensei validate PROFILE... [--strict] [--allow-local-files]
     parley sensei plan PROFILE [--seed S] [--json]
     parley sensei run PROFILE... --connector FILE --provider P --model M [--base-url URL] [--api-key K]
-                      [--concurrency K] [--seed S] --out DIR [--junit FILE] [--allow-local-files]
+                      [--concurrency K] [--seed S] [--repeats K] [--replay FROM_DIR] --out DIR [--junit FILE]
+                      [--fail-on-inconclusive] [--allow-local-files]
+    parley sensei compare BASELINE RUN [--json [FILE]] [--junit FILE] [--threshold X] [--fail-on-inconclusive]
 
 A PROFILE may be a folder: every *.yml / *.yaml under it is a profile. Custom personalities and types are read
 from `personalities/` and `types/` folders next to the profile or one level up (the reference's project layout).
 `run` writes `OUT/plan.json` (seed, date, the values invented for any() items, each profile's rows) before the
 first conversation, one JSON record per conversation as soon as it finishes (`OUT/<profile>/<index>.json`; a
-second profile with the same test name is keyed `<name>#2`), then `OUT/summary.json`. Exit codes: 0 no conversation has an error, 1 some have (or a profile has errors), 2 usage or
-configuration error.
+second profile with the same test name is keyed `<name>#2`), then `OUT/summary.json`.
+
+Every record carries a verdict (`engine.sensei.verdicts`): only `failed` is a chatbot failure — in the exit code
+and in JUnit (`<failure>`); `inconclusive` conversations (the simulated user never conveyed a goal's inputs or
+left its role, an LLM or infrastructure failure, a rate limit) are listed apart with their reasons, as JUnit
+`<skipped>`. The last lines count verdicts, inconclusive reasons and simulator slips. Exit codes: 0 no
+conversation failed, 1 some failed (or a profile has errors; with `--fail-on-inconclusive`, also when some are
+inconclusive), 2 usage or configuration error. `--repeats K` runs each planned conversation K times with other simulator seeds (records
+`settings.repeat` and `settings.planned_index`), so `compare` can tell a flaky conversation from a broken one;
+`--replay FROM_DIR` re-tests with FROM_DIR's recorded LLM answers (`commands.replay`); `compare` is documented in
+`commands.compare`.
 """
 
 from __future__ import annotations
@@ -18,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +41,15 @@ from commands.common import (
     add_junit_argument,
     add_llm_arguments,
     egress_guard_from_env,
+    int_at_least,
     provider_config_from_args,
     provider_state,
     report_errors,
     write_json,
     write_junit,
 )
+from commands.compare import add_compare_parser
+from commands.replay import add_replay_arguments, finish_replay, replay_setup
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -70,9 +83,23 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     run.add_argument("--out", required=True, metavar="DIR", help="folder for the conversation records")
     run.add_argument("--max-cost", type=float, help="USD budget for the whole run")
+    run.add_argument(
+        "--fail-on-inconclusive",
+        action="store_true",
+        help="exit 1 when a conversation is inconclusive, not only when one failed",
+    )
+    run.add_argument(
+        "--repeats",
+        type=int_at_least(1),
+        metavar="K",
+        help="run each planned conversation K times with other simulator seeds (flakiness; default 1)",
+    )
+    add_replay_arguments(run)
     add_junit_argument(run)
     _add_local_files(run)
     run.set_defaults(handler=report_errors(_run))
+
+    add_compare_parser(actions)
 
 
 def _add_local_files(parser: argparse.ArgumentParser) -> None:
@@ -219,8 +246,16 @@ def _plan(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
     from engine.llm import Budget, LLMClient
+    from engine.regression import MAX_REPEATS, Repeats
     from engine.sensei import run_profiles
 
+    replaying = replay_setup(args)  # every run records its LLM calls; --replay answers from another's
+    if replaying is None:
+        return EXIT_USAGE
+    if replaying.repeats > MAX_REPEATS:
+        sys.stderr.write(f"parley: --repeats is at most {MAX_REPEATS}\n")
+        return EXIT_USAGE
+    repeats = Repeats(replaying.repeats)
     if args.concurrency < 1:
         sys.stderr.write("parley: --concurrency must be at least 1\n")
         return EXIT_USAGE
@@ -251,28 +286,32 @@ def _run(args: argparse.Namespace) -> int:
     cases: list[JUnitCase] = []
 
     def sink(record: Any) -> None:
+        repeats.tag(record)
         folder = out / _safe(record.profile)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{record.index:04d}.json").write_text(record.model_dump_json(indent=2), encoding="utf-8")
-        failure = "; ".join(f"{e.code} {e.name}: {e.message}" for e in record.errors) or None
+        details = "\n".join(f"{e.code} {e.name}: {e.message}" for e in record.errors)
+        reason = record.verdict_reason or ""
         cases.append(
             JUnitCase(
                 name=f"{record.profile} #{record.index}",
                 classname=f"sensei.{record.profile}",
                 time_s=record.duration_s or 0.0,
-                failure=failure,
+                failure=f"{reason}\n{details}".strip() if record.verdict == "failed" else None,
+                skipped=f"inconclusive: {reason}" if record.verdict == "inconclusive" else None,
             )
         )
-        mark = "ok" if not record.errors else "FAILED " + ", ".join(str(c) for c in record.error_codes)
+        mark = {"passed": "passed", "failed": "FAILED"}.get(record.verdict or "", "inconclusive")
+        shown = mark if record.verdict == "passed" else f"{mark} ({reason})"
         sys.stdout.write(
-            f"{record.profile} #{record.index}: {mark} ({len(record.turns)} turns, "
+            f"{record.profile} #{record.index}: {shown} ({len(record.turns)} turns, "
             f"{record.duration_s or 0:.1f} s)\n"
         )
 
     from engine.sensei import RunReporter, plan_document
 
-    any_values: dict[str, list[str]] = {}
-    planned_on = date.today()
+    any_values: dict[str, list[str]] = replaying.any_values
+    planned_on = replaying.planned_on
 
     class PlanFile(RunReporter):
         """Writes OUT/plan.json before the first conversation: the same document the platform keeps."""
@@ -281,29 +320,56 @@ def _run(args: argparse.Namespace) -> int:
             write_json(str(out / "plan.json"), plan_document(plans, seed, planned_on, any_values))
 
     budget = Budget(args.max_cost) if args.max_cost is not None else None
-    with LLMClient(config, guard=guard, budget=budget, state=provider_state()) as llm:
+    with LLMClient(config, guard=guard, budget=budget, state=provider_state()) as client:
+        llm = replaying.replay.wrap(client)
         summary = run_profiles(
             profiles,
             lambda: create_connector(connector_config, guard),
             llm,
             concurrency=args.concurrency,
-            seed=args.seed,
+            seed=replaying.seed,
             sink=sink,
             reporter=PlanFile(),
             technology=connector_config.technology,
             planned_on=planned_on,
             any_memory=any_values,
             user_model=args.model,  # --model plays the user in every profile (D6); else each profile's llm.model
+            replan=repeats.plan,
         )
-    write_json(str(out / "summary.json"), summary.to_json())
+    document = summary.to_json()
+    replayed = finish_replay(out, replaying, document)
+    write_json(str(out / "summary.json"), document)
     if args.junit:
         cases.sort(key=lambda c: c.name)
         write_junit(args.junit, "sensei", cases)
+    sys.stdout.write(_verdict_lines(summary) + replayed)
     sys.stdout.write(
-        f"{summary.conversations} conversation(s), {summary.with_errors} with errors, "
-        f"${summary.usage.get('cost_usd', 0):.4f}, seed {summary.seed}; records in {out}\n"
+        f"{summary.conversations} conversation(s), ${summary.usage.get('cost_usd', 0):.4f}, seed {summary.seed}; "
+        f"records in {out}\n"
     )
-    return EXIT_OK if summary.ok else EXIT_FAILURES
+    if not summary.ok or (args.fail_on_inconclusive and summary.inconclusive):
+        return EXIT_FAILURES
+    return EXIT_OK
+
+
+def _verdict_lines(summary: Any) -> str:
+    """Verdicts, the reasons of failed and inconclusive ones, and the simulator's slips."""
+
+    def reasons(counts: dict[str, int]) -> str:
+        return ", ".join(f"{name} {count}" for name, count in sorted(counts.items()))
+
+    lines = [f"{summary.passed} passed, {summary.failed} failed, {summary.inconclusive} inconclusive"]
+    if summary.failed:
+        lines.append(f"  failed (chatbot faults): {reasons(summary.failed_reasons)}")
+    if summary.inconclusive:
+        lines.append(
+            f"  inconclusive (not counted as chatbot failures): {reasons(summary.inconclusive_reasons)}"
+        )
+    slips = f"simulator slips: {summary.simulator_slips}"
+    if summary.simulator_slips:
+        slips += f" ({reasons(summary.slips_by_kind)})"
+    lines.append(slips)
+    return "".join(f"{line}\n" for line in lines)
 
 
 def _safe(name: str) -> str:

@@ -37,6 +37,9 @@ class ErrorCode(IntEnum):
     # failures their own range; no record was ever written with 1100.
     USER_LLM_FAILED = 3000  # the LLM playing the user failed (after retries) or answered nothing usable
     EXTRACTION_FAILED = 3001  # the LLM extracting the outputs failed (after retries and one repair)
+    USER_LEFT_ROLE = (
+        3002  # the simulated user left its role twice in a row (a turn written again was no better)
+    )
     CANCELLED = 4000  # the run was cancelled while this conversation was in progress
 
     @property
@@ -44,7 +47,21 @@ class ErrorCode(IntEnum):
         return self.name.lower()
 
 
-__all__ = ["Button", "ConversationError", "ConversationRecord", "ErrorCode", "Turn", "Usage"]
+__all__ = [
+    "Button",
+    "ConversationError",
+    "ConversationRecord",
+    "ErrorCode",
+    "OutputEvidence",
+    "Turn",
+    "Usage",
+    "Verdict",
+]
+
+# passed: no chatbot fault and every goal met; failed: a chatbot fault; inconclusive: nothing can be said about
+# the chatbot (the simulated user never conveyed a goal's inputs or left its role, an LLM or infrastructure
+# failure, a rate limit, a budget, a cancellation). `engine.sensei.verdicts` decides.
+Verdict = Literal["passed", "failed", "inconclusive"]
 
 
 class Turn(BaseModel):
@@ -70,6 +87,16 @@ class ConversationError(BaseModel):
             return f"http_{self.code}" if 100 <= self.code < 600 else "unknown"
 
 
+class OutputEvidence(BaseModel):
+    """Where the chatbot stated an extracted output, or why the output is None."""
+
+    turn: int | None = None  # index in `turns` of the chatbot turn that states the value
+    quote: str | None = None  # the chatbot's words that state it
+    # Why the output is None: not_stated (the extractor found nothing), no_evidence (a value no chatbot turn
+    # states), invalid (it did not fit its type), not_extracted (the conversation ended before extraction).
+    reason: str | None = None
+
+
 class Usage(BaseModel):
     calls: int = 0
     prompt_tokens: int = 0
@@ -88,12 +115,16 @@ class ConversationRecord(BaseModel):
     goals: list[str] = Field(default_factory=list)  # goal templates as written in the profile
     inputs: dict[str, Any] = Field(default_factory=dict)  # variable values chosen for this conversation
     outputs: dict[str, Any] = Field(default_factory=dict)  # extracted outputs; None when not found
+    evidence: dict[str, OutputEvidence] = Field(default_factory=dict)  # per output: where the chatbot said it
     settings: dict[str, Any] = Field(default_factory=dict)  # interaction style, goal style, number…
     turns: list[Turn] = Field(default_factory=list)
     errors: list[ConversationError] = Field(default_factory=list)
     started_at: datetime | None = None
     duration_s: float | None = None  # wall clock, LLM time included
     usage: Usage = Field(default_factory=Usage)
+    verdict: Verdict | None = None  # None only in records written before verdicts existed
+    # "<reason>: <explanation>", the reason a slug such as chatbot_crash or inputs_not_conveyed.
+    verdict_reason: str | None = None
 
     @property
     def response_times(self) -> list[float]:

@@ -287,7 +287,11 @@ def main(argv: list[str] | None = None) -> int:
         manager.add_process(
             "vite",
             f"npm run dev -- --host 127.0.0.1 --port {vite_port} --strictPort",
-            env={**env, "PARLEY_API_PROXY": f"http://{bind}"},
+            env={
+                **env,
+                "PARLEY_API_PROXY": f"http://{bind}",
+                "PARLEY_STREAM_PROXY": f"http://127.0.0.1:{stream_port}",
+            },
             cwd=str(REPO_DIR / "frontend"),
         )
     elif not nginx:

@@ -45,7 +45,16 @@ if PRODUCTION and DEBUG:
 PUBLIC_URL = env.str("PARLEY_PUBLIC_URL", "http://localhost:8080")
 _public_host = urlsplit(PUBLIC_URL).hostname or "localhost"
 ALLOWED_HOSTS = env.list("PARLEY_ALLOWED_HOSTS", [_public_host, "localhost", "127.0.0.1"])
+# The one endpoint that honours a cookie (accounts/remember.py) is CSRF-checked, and Django compares a request's
+# Origin with its own host: nginx forwards `Host` without the port, so the public URL is trusted by name. On a
+# loopback address (`make run`, the e2e stack) a browser may use either name for the same server.
 CSRF_TRUSTED_ORIGINS = [PUBLIC_URL.rstrip("/")]
+_public = urlsplit(PUBLIC_URL)
+if _public.hostname in ("localhost", "127.0.0.1"):
+    _port = f":{_public.port}" if _public.port else ""
+    CSRF_TRUSTED_ORIGINS += [
+        f"{_public.scheme}://{name}{_port}" for name in ("localhost", "127.0.0.1") if name != _public.hostname
+    ]
 
 # --- paths ---------------------------------------------------------------------------------------------------
 DATA_DIR = env.path("PARLEY_DATA_DIR", REPO_DIR / "var")
@@ -160,6 +169,8 @@ REST_FRAMEWORK = {
         "password": env.str("PARLEY_PASSWORD_THROTTLE", "10/hour"),
         # Key tests, connector tests and model lists started per user.
         "jobs": env.str("PARLEY_JOBS_THROTTLE", "30/min"),
+        # "Keep me signed in": every new tab of a remembered browser asks once for a token.
+        "resume": env.str("PARLEY_RESUME_THROTTLE", "30/min"),
     },
     # nginx is the one proxy in front of gunicorn; its X-Forwarded-For entry identifies the client. When Django
     # is reached directly (no nginx), `make run` sets this to 0 so a client cannot choose its own address.
@@ -177,6 +188,10 @@ REST_KNOX = {
     "MIN_REFRESH_INTERVAL": 60,
     "AUTH_HEADER_PREFIX": "Token",
 }
+# "Keep me signed in" (accounts/remember.py): the HttpOnly cookie's token lasts this long from the login, however
+# often it is used. The cookie is Secure in production (TLS ends in front of nginx) and on any https request.
+REMEMBER_DAYS = env.int("PARLEY_REMEMBER_DAYS", 30, minimum=1)
+REMEMBER_COOKIE_SECURE = PRODUCTION
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parley API",
@@ -187,7 +202,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {"RunStatusEnum": "runs.models.Run.Status"},
+    "ENUM_NAME_OVERRIDES": {
+        "RunStatusEnum": "runs.models.Run.Status",
+        "ComparedGroupKindEnum": "engine.regression.compare.GROUP_KINDS",
+        "ConversationStabilityEnum": "engine.regression.compare.STABILITIES",
+        "ComparisonVerdictEnum": "engine.regression.compare.COMPARE_VERDICTS",
+    },
 }
 
 # --- Celery --------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from engine.errors import ParleyError
 from engine.evaluation import BenchCancelled, BenchConfig, run_bench
 from engine.evaluation.report import render_markdown
 from engine.llm import LLMClient
+from engine.regression import Repeats
 from engine.sensei import load_profile, new_seed, plan_document, run_profiles
 from engine.sensei.personalities import Personality as EnginePersonality
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
@@ -31,7 +32,9 @@ from engine.tracer.artefacts import graph_json, model_json, report_md
 from engine.tracer.reporter import TracerCancelled
 from runs import deps
 from runs.checkpoints import checkpointer
+from runs.exports import sensei_verdicts
 from runs.models import Artefact, Conversation, RuleResult, Run
+from runs.replay import replay_for, save_replay
 from runs.reporting import BenchProgress, RunCancel, RunRecorder
 from workspace.models import Profile, Rule
 from workspace.validation import validate_personality, validate_profile
@@ -138,12 +141,15 @@ def execute_sensei(run: Run) -> dict[str, Any]:
         profiles.append(profile)
     stored = set(Conversation.objects.filter(run=run).values_list("profile", "index"))
     previous = Artefact.objects.filter(run=run, name=Artefact.Name.PLAN).values_list("content", flat=True)
-    memory = previous.first() or {}
+    replaying = replay_for(run)  # a re-run plans what its source planned, and answers from its LLM calls
+    memory = previous.first() or replaying.plan_memory
     recorder.any_values = dict(memory.get("any_values") or {})
     planned_on = date.fromisoformat(memory["planned_on"]) if memory.get("planned_on") else date.today()
     recorder.planned_on = planned_on
+    repeats = Repeats(run.input.get("repeats") or 1)  # each planned conversation k times (flakiness)
 
     def sink(record: ConversationRecord) -> None:
+        repeats.tag(record)
         # Profile keys are unique in a run, so a conflict is only ever a second delivery of the same one.
         with contextlib.suppress(IntegrityError):
             Conversation.objects.create(
@@ -159,7 +165,8 @@ def execute_sensei(run: Run) -> dict[str, Any]:
             )
 
     # The simulated user plays each profile's llm.model, else the project's simulation model (D6).
-    with deps.llm_client(project, project.simulation_model(), recorder=recorder) as llm:
+    with deps.llm_client(project, project.simulation_model(), recorder=recorder) as plain:
+        llm = replaying.replay.wrap(plain)  # every run records its LLM calls (D24)
         llm.ledger.subscribe(lambda usage: recorder.usage(usage.to_json()))
         connector_config, guard = deps.connector_config(project.connector), deps.egress_guard()
         concurrency = run.input.get("concurrency", 4)
@@ -184,9 +191,11 @@ def execute_sensei(run: Run) -> dict[str, Any]:
             any_memory=recorder.any_values,
             done=stored,
             user_model=run.input.get("model"),
+            replan=repeats.plan,
         )
     result = _sensei_result(run)
     result["models"] = llm.ledger.to_json()["models_by_tag"]  # per role (tag), the models actually called
+    result["replay"] = save_replay(run, replaying, recorder.scrub)
     if summary.cancelled:
         return _finish_cancelled(recorder, result)
     recorder.touch(stage="done")
@@ -232,9 +241,17 @@ def _personalities(run: Run) -> list[EnginePersonality]:
 
 
 def _sensei_result(run: Run) -> dict[str, Any]:
+    """Counts from the stored rows (a resumed run counts what earlier attempts stored): conversations, those with
+    errors, and verdicts — `ok` when none failed; inconclusive ones are no chatbot failure."""
     conversations = Conversation.objects.filter(run=run)
     with_errors = conversations.filter(has_errors=True).count()
-    return {"conversations": conversations.count(), "with_errors": with_errors, "ok": with_errors == 0}
+    verdicts = sensei_verdicts(run)
+    return {
+        "conversations": conversations.count(),
+        "with_errors": with_errors,
+        **verdicts,
+        "ok": verdicts["failed"] == 0,
+    }
 
 
 # -- check ----------------------------------------------------------------------------------------------------
@@ -282,8 +299,10 @@ def execute_check(run: Run) -> dict[str, Any]:
 
 # -- bench ----------------------------------------------------------------------------------------------------
 def execute_bench(run: Run) -> dict[str, Any]:
-    """The evaluation bench on the project's built-in bot: TRACER, SENSEI on the original and on mutants, the
-    ground-truth rules. Every LLM client of the run draws from one budget; nothing is resumed after a crash."""
+    """The evaluation bench on the project's built-in bot: TRACER, SENSEI on the original and on each mutant with
+    the same seeds (differential kills), the rules from TRACER's model and from the ground truth, the project's
+    model as the judge of TRACER's functionalities. Every LLM client of the run draws from one budget; nothing
+    is resumed after a crash."""
     project = run.project
     recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
     progress = BenchProgress(recorder)
@@ -298,6 +317,7 @@ def execute_bench(run: Run) -> dict[str, Any]:
         repeats=run.input["repeats"],
         concurrency=run.input["concurrency"],
         seed=run.input["seed"],
+        matcher="llm",
         provider=key.provider if key else None,
         model=project.exploration_model,
     )
@@ -326,17 +346,27 @@ def execute_bench(run: Run) -> dict[str, Any]:
     recorder.touch(stage="done")
     overall = result.overall
     mutation = overall["mutation"]
+    scores = result.data["scores"]
     return {
         "ok": True,
         "bot": run.input["bot"],
+        # Differential, with the ground-truth oracles (the headline); the automatic score and the thesis's way
+        # of counting beside it.
         "mutation_score": mutation["mutation_score"],
+        "mutation_score_automatic": scores["automatic"]["score"],
+        "mutation_score_thesis_rule": scores["thesis_rule"]["with_oracles"]["score"],
         "mutants": mutation["selected"],
         "killed": mutation["killed"],
+        "killed_automatic": scores["automatic"]["killed"],
         "live": mutation["live"],
         "stillborn": mutation["stillborn"],
         "inconclusive": mutation["inconclusive"],
+        "controls_killed": overall["controls"]["with_oracles"]["killed"],
+        "controls": overall["controls"]["runs"],
         "precision": overall["precision"],
         "recall": overall["recall"],
+        "matcher": overall["matcher"],
         "false_alarm_rate": overall["false_alarms"]["rate"],
+        "false_alarm_rate_automatic": overall["false_alarms"]["automatic"]["rate"],
         "usage": overall["usage"],
     }

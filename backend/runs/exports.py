@@ -1,6 +1,9 @@
 """Aggregates for the dashboards and exports of a run (JSON, CSV, JUnit XML).
 
 Everything is computed from the stored rows of one run, so an export is the same whichever worker ran it.
+SENSEI conversations are counted by verdict (`engine.sensei.verdicts`): only `failed` is a chatbot failure
+(a JUnit `<failure>`); `inconclusive` ones are shown apart with their reasons (JUnit `<skipped>`). Records
+stored before verdicts existed get theirs decided when read.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from engine.conversation import ErrorCode
+from engine.sensei.verdicts import tally, verdict_of
 from engine.spreadsheet import csv_writer
+from runs import security
 from runs.models import Artefact, Conversation, RuleResult, Run
 
 
@@ -61,6 +66,26 @@ def _histogram(ordered: list[float], buckets: int = 10) -> list[dict[str, float]
     ]
 
 
+def _verdict(row: dict[str, Any]) -> tuple[str, str]:
+    return verdict_of(row["record"])
+
+
+def sensei_verdicts(run: Run) -> dict[str, Any]:
+    """Verdict counts of a SENSEI run, the reasons of failed and inconclusive conversations, simulator slips.
+    Reads two keys of each record, not the transcripts (a record without a verdict is read whole)."""
+    rows = Conversation.objects.filter(run=run).values_list(
+        "pk", "record__verdict", "record__verdict_reason", "record__settings__simulator_slips"
+    )
+    pairs: list[tuple[str, str]] = []
+    slips = 0
+    for pk, verdict, reason, row_slips in rows:
+        if verdict not in ("passed", "failed", "inconclusive"):
+            verdict, reason = verdict_of(Conversation.objects.get(pk=pk).record)
+        pairs.append((str(verdict), str(reason or "")))
+        slips += len(row_slips) if isinstance(row_slips, list) else 0
+    return {**tally(pairs), "simulator_slips": slips}
+
+
 def statistics(run: Run) -> dict[str, Any]:
     """Errors by code, cost and response times per profile, rule pass rates: what the charts draw."""
     body: dict[str, Any] = {"kind": run.kind, "usage": run.usage, "cost_usd": run.cost_usd}
@@ -77,15 +102,23 @@ def statistics(run: Run) -> dict[str, Any]:
             entry["conversations"] += 1
             entry["with_errors"] += int(row["has_errors"])
             entry["cost_usd"] = round(entry["cost_usd"] + (row["cost_usd"] or 0.0), 6)
+        verdicts = [_verdict(row) for row in rows]
+        for row, (verdict, _) in zip(rows, verdicts, strict=True):
+            per_profile[row["profile"]][verdict] = per_profile[row["profile"]].get(verdict, 0) + 1
+        slips = [row["record"].get("settings", {}).get("simulator_slips") or [] for row in rows]
         body.update(
             conversations=len(rows),
             with_errors=sum(int(row["has_errors"]) for row in rows),
+            **tally(verdicts),
+            simulator_slips=sum(len(s) for s in slips if isinstance(s, list)),
             errors_by_code=[
                 {"code": c, "name": _error_name(c), "count": n} for c, n in sorted(errors.items())
             ],
             profiles=[{"profile": name, **entry} for name, entry in sorted(per_profile.items())],
             response_times=_distribution(_response_times([row["record"] for row in rows])),
         )
+    elif run.kind == Run.Kind.SECURITY:
+        body.update(security.statistics(run))
     elif run.kind == Run.Kind.CHECK:
         results = list(RuleResult.objects.filter(run=run))
         body["rules"] = [
@@ -121,6 +154,8 @@ def _run_json(run: Run) -> dict[str, Any]:
         document["rules"] = [result.report for result in RuleResult.objects.filter(run=run)]
     if run.kind == Run.Kind.BENCH:
         document["bench"] = _bench_data(run)
+    if run.kind == Run.Kind.SECURITY:
+        document["attempts"] = security.records(run)
     return document
 
 
@@ -136,13 +171,39 @@ def _bench_mutants(run: Run) -> list[dict[str, Any]]:
 
 
 def _csv(run: Run) -> str:
+    if run.kind == Run.Kind.SECURITY:
+        return security.csv_text(run)
     out = io.StringIO()
     writer = csv_writer(out)
     if run.kind == Run.Kind.BENCH:
-        writer.writerow(["bot", "mutant", "operator", "status", "reasons", "description"])
+        # status/killed: differential, with oracles; killing signatures: seen on the mutant, never on the original.
+        writer.writerow(
+            [
+                "bot",
+                "mutant",
+                "operator",
+                "status",
+                "killed_automatic",
+                "reasons",
+                "killing_signatures",
+                "description",
+            ]
+        )
         for m in _bench_mutants(run):
+            killing = [
+                "/".join(str(part) for part in k["signature"]) for k in m.get("kills", []) if k.get("kills")
+            ]
             writer.writerow(
-                [m["bot"], m["id"], m["operator"], m["status"], " ".join(m["reasons"]), m["description"]]
+                [
+                    m["bot"],
+                    m["id"],
+                    m["operator"],
+                    m["status"],
+                    "yes" if m.get("killed_automatic") else "no",
+                    " ".join(m["reasons"]),
+                    " ".join(killing),
+                    m["description"],
+                ]
             )
         return out.getvalue()
     if run.kind == Run.Kind.CHECK:
@@ -151,30 +212,50 @@ def _csv(run: Run) -> str:
             writer.writerow([r.name, r.status, r.checks, r.passed, r.failed, r.not_applicable, r.errors])
         return out.getvalue()
     writer.writerow(
-        ["conversation", "profile", "index", "turns", "errors", "duration_s", "cost_usd", "inputs", "outputs"]
+        [
+            "conversation",
+            "profile",
+            "index",
+            "verdict",
+            "verdict_reason",
+            "turns",
+            "errors",
+            "duration_s",
+            "cost_usd",
+            "inputs",
+            "outputs",
+            "evidence",
+        ]
     )
     for row in Conversation.objects.filter(run=run):
         record = row.record
+        verdict, reason = verdict_of(record)
         writer.writerow(
             [
                 record.get("id"),
                 row.profile,
                 row.index,
+                verdict,
+                reason,
                 row.turns,
                 " ".join(map(str, row.error_codes)),
                 row.duration_s,
                 row.cost_usd,
                 json.dumps(record.get("inputs", {})),
                 json.dumps(record.get("outputs", {})),
+                json.dumps(record.get("evidence", {})),
             ]
         )
     return out.getvalue()
 
 
 def _junit(run: Run) -> str:
+    if run.kind == Run.Kind.SECURITY:
+        return security.junit(run)
     suite = ET.Element("testsuite", name=f"parley-{run.kind}-{run.pk}")
     cases = 0
     failures = 0
+    skipped = 0
     if run.kind == Run.Kind.CHECK:
         for r in RuleResult.objects.filter(run=run):
             case = ET.SubElement(suite, "testcase", classname="rules", name=r.name)
@@ -197,18 +278,28 @@ def _junit(run: Run) -> str:
                 ET.SubElement(case, "failure", message=f"{m['status']}: {m['operator']}").text = m[
                     "description"
                 ]
+            else:
+                killing = [k for k in m.get("kills", []) if k.get("kills")]
+                ET.SubElement(case, "system-out").text = "\n".join(
+                    f"{k['reason']} {'/'.join(str(p) for p in k['signature'])}: mutant {k['mutant_count']}, "
+                    "original 0"
+                    for k in killing
+                )
     else:
         for row in Conversation.objects.filter(run=run):
             case = ET.SubElement(suite, "testcase", classname=row.profile, name=f"conversation {row.index}")
             cases += 1
-            if row.has_errors:
+            verdict, reason = verdict_of(row.record)
+            messages = [f"{e['code']}: {e['message']}" for e in row.record.get("errors", [])]
+            if verdict == "failed":  # only a chatbot fault fails the test case
                 failures += 1
-                messages = [f"{e['code']}: {e['message']}" for e in row.record.get("errors", [])]
-                ET.SubElement(case, "failure", message=messages[0] if messages else "error").text = "\n".join(
-                    messages
-                )
+                ET.SubElement(case, "failure", message=reason).text = "\n".join(messages)
+            elif verdict == "inconclusive":
+                skipped += 1
+                ET.SubElement(case, "skipped", message=f"inconclusive: {reason}").text = "\n".join(messages)
     suite.set("tests", str(cases))
     suite.set("failures", str(failures))
+    suite.set("skipped", str(skipped))
     return ET.tostring(suite, encoding="unicode", xml_declaration=True)
 
 

@@ -24,6 +24,7 @@ class Run(models.Model):
         SENSEI = "sensei", "SENSEI simulation"
         CHECK = "check", "Rule check"
         BENCH = "bench", "Evaluation bench"
+        SECURITY = "security", "Security campaign"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -72,6 +73,8 @@ class Run(models.Model):
     cancel_requested = models.BooleanField(default=False)
     heartbeat_at = models.DateTimeField(null=True, blank=True)  # the reaper's evidence that a worker lives
     attempts = models.PositiveSmallIntegerField(default=0)
+    # A SENSEI run its project's later runs are compared with (regression workflow); one per project.
+    is_baseline = models.BooleanField(default=False)
 
     class Meta:
         ordering = ("-created_at", "-id")
@@ -80,6 +83,11 @@ class Run(models.Model):
             models.Index(fields=["owner", "kind", "status"], name="run_owner_kind_status"),
             models.Index(fields=["status"], name="run_status"),
             models.Index(fields=["project", "kind", "-created_at"], name="run_project_kind"),
+        ]
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            models.UniqueConstraint(
+                fields=["project"], condition=models.Q(is_baseline=True), name="run_one_baseline_per_project"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -172,6 +180,9 @@ class Artefact(models.Model):
         USAGE = "usage"
         BENCH = "bench"
         PLAN = "plan"
+        EXCHANGES = (
+            "exchanges"  # a SENSEI run's LLM calls, which a re-run answers from (engine.regression.replay)
+        )
 
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="artefacts")
     name = models.CharField(max_length=32, choices=Name.choices)
@@ -208,3 +219,31 @@ class RuleResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}: {self.status}"
+
+
+class SecurityAttempt(models.Model):
+    """One attempt of a security campaign, stored the moment it was judged (engine.security.AttemptRecord)."""
+
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="security_attempts")
+    attack = models.CharField(max_length=64)  # the strategy
+    attack_id = models.CharField(max_length=100)  # its label in the campaign
+    index = models.PositiveIntegerField()
+    delivery = models.CharField(max_length=16)
+    verdict = models.CharField(max_length=16)  # breached | resisted | inconclusive | error
+    because = models.TextField(blank=True)
+    record = models.JSONField()
+    duration_s = models.FloatField(null=True)
+    cost_usd = models.FloatField(null=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("id",)
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            models.UniqueConstraint(fields=["run", "attack_id", "index"], name="attempt_once_per_run"),
+        ]
+        indexes: ClassVar[list[models.Index]] = [
+            models.Index(fields=["run", "verdict"], name="attempt_verdict")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.attack_id} #{self.index} of run {self.run_id}: {self.verdict}"

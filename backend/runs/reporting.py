@@ -151,7 +151,14 @@ class RunRecorder:
         codes = record.error_codes
         self.event(
             RunEvent.Type.CONVERSATION,
-            {"conversation": record.id, "profile": record.profile, "index": record.index, "errors": codes},
+            {
+                "conversation": record.id,
+                "profile": record.profile,
+                "index": record.index,
+                "errors": codes,
+                "verdict": record.verdict,
+                "verdict_reason": (record.verdict_reason or "")[:MAX_TEXT],
+            },
             progress_done=F("progress_done") + 1,
         )
 
@@ -177,6 +184,7 @@ class BenchProgress(BenchReporter):
                 "mutant": outcome.id,
                 "operator": outcome.operator,
                 "status": outcome.status,
+                "killed_automatic": outcome.statuses.get("automatic") == "killed",
                 "reasons": list(outcome.reasons),
             },
             progress_done=done,

@@ -7,10 +7,12 @@ from typing import Any
 from rest_framework import serializers
 
 from engine.bots.mutation import OPERATORS
+from engine.security import needs_model
 from engine.sensei import new_seed
-from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
+from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.secrets import address_scrubber
-from workspace.models import Profile, Project, Rule
+from workspace.models import Campaign, Profile, Project, Rule
+from workspace.validation import validate_campaign
 
 TRACER_SESSIONS = (1, 50)
 TRACER_TURNS = (2, 30)
@@ -119,6 +121,8 @@ class RunSerializer(serializers.ModelSerializer[Run]):
         for key in ("profiles", "rules", "personalities"):
             if isinstance(params.get(key), list):
                 params[key] = [{"id": item.get("id"), "name": item.get("name")} for item in params[key]]
+        if isinstance(params.get("campaign"), dict):
+            params["campaign"] = {"id": params["campaign"].get("id"), "name": params["campaign"].get("name")}
         return params
 
 
@@ -129,7 +133,9 @@ class PingSerializer(serializers.Serializer[Any]):
 class RunRequestSerializer(serializers.Serializer[Any]):
     """One body for the four kinds; each kind reads its own fields."""
 
-    kind = serializers.ChoiceField(choices=[Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK, Run.Kind.BENCH])
+    kind = serializers.ChoiceField(
+        choices=[Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK, Run.Kind.BENCH, Run.Kind.SECURITY]
+    )
     sessions = serializers.IntegerField(
         min_value=TRACER_SESSIONS[0], max_value=TRACER_SESSIONS[1], required=False
     )
@@ -154,7 +160,8 @@ class RunRequestSerializer(serializers.Serializer[Any]):
         min_value=BENCH_REPEATS[0],
         max_value=BENCH_REPEATS[1],
         required=False,
-        help_text="SENSEI runs on the original bot (false alarms); 3 when omitted.",
+        help_text="Bench: SENSEI runs on the original bot (false alarms), 3 when omitted. SENSEI: runs of each "
+        "planned conversation with other simulator seeds (flaky conversations), 1 when omitted.",
     )
     mutants_per_operator = serializers.IntegerField(
         min_value=BENCH_MUTANTS_PER_OPERATOR[0],
@@ -162,6 +169,8 @@ class RunRequestSerializer(serializers.Serializer[Any]):
         required=False,
         help_text="Mutants drawn per mutation operator; 1 when omitted.",
     )
+
+    campaign = serializers.IntegerField(required=False, help_text="Security: the campaign to run.")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         project: Project = self.context["project"]
@@ -178,6 +187,7 @@ class RunRequestSerializer(serializers.Serializer[Any]):
             Run.Kind.SENSEI: self._sensei,
             Run.Kind.CHECK: self._check,
             Run.Kind.BENCH: self._bench,
+            Run.Kind.SECURITY: self._security,
         }[kind]
         return {"kind": kind, "input": builder(project, attrs)}
 
@@ -218,6 +228,7 @@ class RunRequestSerializer(serializers.Serializer[Any]):
             "seed": new_seed() if seed is None else seed,
             # D6: the run's override beats each profile's llm.model, which beats the project's simulation model.
             "model": attrs.get("model", "").strip() or None,
+            "repeats": attrs.get("repeats", 1),
         }
 
     def _check(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -259,6 +270,35 @@ class RunRequestSerializer(serializers.Serializer[Any]):
             "operators": list(dict.fromkeys(operators)) if operators else None,
             "concurrency": attrs.get("concurrency", 4),
             "seed": attrs.get("seed") or 0,
+        }
+
+    def _security(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
+        """The campaign and the profiles its warm-ups name, as snapshots; offline without the project's LLM."""
+        document = Campaign.objects.filter(project=project, pk=attrs.get("campaign") or 0).first()
+        if document is None:
+            raise serializers.ValidationError({"campaign": ["Choose a campaign of this project."]})
+        checked = validate_campaign(document.text)
+        if not checked.valid or checked.parsed is None:
+            raise serializers.ValidationError({"campaign": [f"Fix the campaign {document.name!r} first."]})
+        with_model = bool(project.llm_key_id and project.exploration_model)
+        missing = needs_model(checked.parsed)
+        if missing and not with_model:
+            message = "This campaign needs the project's LLM key and exploration model: " + "; ".join(missing)
+            raise serializers.ValidationError({"campaign": [message]})
+        names = checked.parsed.profiles
+        found = {p.name: p for p in Profile.objects.filter(project=project, name__in=names, valid=True)}
+        unknown = [name for name in names if name not in found]
+        if unknown:
+            message = (
+                f"The warm-ups name profiles this project has no valid profile for: {', '.join(unknown)}."
+            )
+            raise serializers.ValidationError({"campaign": [message]})
+        seed = attrs.get("seed")
+        return {
+            "campaign": {"id": document.pk, "name": document.name, "text": document.text},
+            "profiles": [{"id": p.pk, "name": p.name, "text": p.text} for p in found.values()],
+            "seed": new_seed() if seed is None else seed,
+            "llm": with_model,
         }
 
 
@@ -313,5 +353,26 @@ class RuleResultSerializer(serializers.ModelSerializer[RuleResult]):
             "not_applicable",
             "errors",
             "report",
+        )
+        read_only_fields = fields
+
+
+class SecurityAttemptSerializer(serializers.ModelSerializer[SecurityAttempt]):
+    """One attempt of a security campaign; `record` holds its transcript, findings and quoted evidence."""
+
+    class Meta:
+        model = SecurityAttempt
+        fields = (
+            "id",
+            "attack",
+            "attack_id",
+            "index",
+            "delivery",
+            "verdict",
+            "because",
+            "record",
+            "duration_s",
+            "cost_usd",
+            "created_at",
         )
         read_only_fields = fields

@@ -191,7 +191,7 @@ async def follow_run(run_id: int, viewer: Viewer, owner_view: bool, after: int) 
         return
     try:
         deadline = time.monotonic() + settings.STREAM_MAX_S
-        cursor, snapshot, changes = _Cursor(after), "", list[Change]()
+        cursor, snapshot, changes, last_id = _Cursor(after), "", list[Change](), after
         written = time.monotonic()
         while True:
             read = functools.partial(_read, read_run, run_id, viewer, owner_view, cursor.floor)
@@ -202,15 +202,16 @@ async def follow_run(run_id: int, viewer: Viewer, owner_view: bool, after: int) 
             out = []
             for start in range(0, len(new := cursor.fresh(state)), EVENTS_PER_READ):
                 batch = new[start : start + EVENTS_PER_READ]
-                out.append(
-                    message("events", "[" + ",".join(text for _, _, text in batch) + "]", id_=batch[-1][0])
-                )
+                last_id = max(last_id, batch[-1][0])
+                out.append(message("events", "[" + ",".join(text for _, _, text in batch) + "]", id_=last_id))
+            # Every message carries the cursor: a client that reconnects by itself sends back the id of the
+            # last message it read as Last-Event-ID, and would otherwise get the log again.
             # The run after its events: the final status arrives once the last lines are in.
             if state.snapshot != snapshot:
                 snapshot = state.snapshot
-                out.append(message("run", snapshot))
+                out.append(message("run", snapshot, id_=last_id or None))
             if any(change.what in ("conversation", RESYNC) for change in changes):
-                out.append(message("conversations", "{}"))
+                out.append(message("conversations", "{}", id_=last_id or None))
             if out:
                 yield "".join(out)
                 written = time.monotonic()
@@ -218,14 +219,17 @@ async def follow_run(run_id: int, viewer: Viewer, owner_view: bool, after: int) 
                 changes = []
                 continue
             if state.status in FINAL:
-                yield message("end", _json({"status": state.status}))
+                yield message("end", _json({"status": state.status}), id_=last_id or None)
                 return
-            changes, written, expired = await _wait(subscription.next, written, deadline)
-            if expired and time.monotonic() >= deadline:
-                yield message("reconnect", "{}")
-                return
-            if expired:
-                yield HEARTBEAT
+            # Quiet until something changes: heartbeats only, no reads.
+            changes = []
+            while not changes:
+                changes, written, expired = await _wait(subscription.next, written, deadline)
+                if expired and time.monotonic() >= deadline:
+                    yield message("reconnect", "{}", id_=last_id or None)
+                    return
+                if expired:
+                    yield HEARTBEAT
     finally:
         subscription.close()
 

@@ -18,6 +18,7 @@ from engine.llm import list_models
 from runs import bookkeeping, deps, execution
 from runs.bookkeeping import run_task
 from runs.models import Run
+from runs.security import execute_security
 from workspace.models import Connector
 
 logger = logging.getLogger(__name__)
@@ -108,7 +109,18 @@ def bench(self: Any, run_id: int) -> None:
     _capped(self, run_id, execution.execute_bench)
 
 
-TASKS = {Run.Kind.TRACER: tracer, Run.Kind.SENSEI: sensei, Run.Kind.CHECK: check, Run.Kind.BENCH: bench}
+@shared_task(name="runs.security", bind=True)
+def security(self: Any, run_id: int) -> None:
+    _capped(self, run_id, execute_security)
+
+
+TASKS = {
+    Run.Kind.TRACER: tracer,
+    Run.Kind.SENSEI: sensei,
+    Run.Kind.CHECK: check,
+    Run.Kind.BENCH: bench,
+    Run.Kind.SECURITY: security,
+}
 # Every kind of run, for the reaper: it may need to publish any queued run again.
 JOBS = {
     **TASKS,

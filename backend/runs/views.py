@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs import bookkeeping, exports, services, tasks
-from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
+from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.secrets import address_scrubber
 from runs.serializers import (
     ArtefactSerializer,
@@ -32,6 +32,7 @@ from runs.serializers import (
     RunEventSerializer,
     RunRequestSerializer,
     RunSerializer,
+    SecurityAttemptSerializer,
 )
 from workspace.permissions import readable_projects, writable_projects
 
@@ -258,6 +259,27 @@ class RunViewSet(
         return Response(
             ArtefactSerializer(get_object_or_404(Artefact, run=self.get_object(), name=name)).data
         )
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("attack", str, required=False, description="An attack's label in the campaign."),
+            OpenApiParameter(
+                "verdict", str, required=False, enum=["breached", "resisted", "inconclusive", "error"]
+            ),
+            OpenApiParameter("delivery", str, required=False),
+        ],
+        responses=SecurityAttemptSerializer(many=True),
+        summary="The attempts of a security campaign run, with their verdicts and quoted evidence",
+    )
+    @action(detail=True, methods=["get"])
+    def attempts(self, request: Request, pk: str | None = None) -> Response:
+        rows = SecurityAttempt.objects.filter(run=self.get_object())
+        params = request.query_params
+        for field, name in (("attack_id", "attack"), ("verdict", "verdict"), ("delivery", "delivery")):
+            if params.get(name):
+                rows = rows.filter(**{field: params[name][:100]})
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response(SecurityAttemptSerializer(page, many=True).data)
 
     @extend_schema(responses=RuleResultSerializer(many=True), summary="Rule results of a check run")
     @action(detail=True, methods=["get"], pagination_class=None)

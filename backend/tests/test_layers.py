@@ -33,7 +33,9 @@ ENGINE = {
     "bots": 3,
     "sensei": 4,
     "check": 4,
+    "security": 4,
     "tracer": 5,
+    "regression": 5,
     "evaluation": 6,
 }
 

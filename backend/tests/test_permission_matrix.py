@@ -11,7 +11,7 @@ from accounts.models import LLMKey
 from accounts.services import open_session
 from runs.models import Artefact, Conversation, Run, RunEvent
 from tests.factories import UserFactory
-from workspace.models import Connector, Personality, Profile, Project, Rule
+from workspace.models import Campaign, Connector, Personality, Profile, Project, Rule
 
 pytestmark = pytest.mark.django_db
 
@@ -20,7 +20,15 @@ SECRET = "connector-secret-canary-999"
 PRIVATE_NAME = "Top secret project"
 OWNER_LOG = "owner-only-log-canary"
 # Endpoints meant for everyone (their own tests cover them).
-OPEN = {"/api/auth/login/", "/api/auth/signup/", "/api/health/", "/api/schemas/{kind}/"}
+OPEN = {
+    "/api/auth/login/",
+    "/api/auth/signup/",
+    # Keep me signed in: authenticated by a cookie, not a token (tests/test_remember.py).
+    "/api/auth/resume/",
+    "/api/auth/csrf/",
+    "/api/health/",
+    "/api/schemas/{kind}/",
+}
 
 
 @pytest.fixture
@@ -60,6 +68,7 @@ def world():
             "profile": Profile.objects.create(project=project, name="p", text="test_name: p\n").pk,
             "rule": Rule.objects.create(project=project, name="r", text="name: r\n").pk,
             "personality": Personality.objects.create(project=project, name="n", text="name: n\n").pk,
+            "campaign": Campaign.objects.create(project=project, name="c", text="name: c\n").pk,
             "run": runs[0].pk,
             "other_run": runs[1].pk,
             "conversation": conversation.pk,
@@ -105,6 +114,7 @@ def targets(path, world):
                 "profiles": ids["profile"],
                 "rules": ids["rule"],
                 "personalities": ids["personality"],
+                "campaigns": ids["campaign"],
             }.get(kind)
             concrete = path.replace("{project_id}", str(ids["project_id"])).replace("{id}", str(item))
             if path.startswith("/api/projects/{id}"):
@@ -193,6 +203,8 @@ def expect(template, method, role, visibility):
             return {401, 404}
         return {404}
     # public project
+    if safe and template.endswith("/compare/"):
+        return {200, 400}  # 400: nothing to compare (the matrix's runs are TRACER runs without a baseline)
     if safe:
         return {200}
     if role == "anonymous":

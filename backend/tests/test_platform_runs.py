@@ -191,6 +191,13 @@ def test_a_bench_run_measures_the_built_in_bot_and_files_its_report(celery_worke
     assert coverage["conversations"] >= 2  # one per session at least
     assert all(0 <= coverage[dimension] <= 100 for dimension in ("module", "input", "value", "question"))
     assert bench["config"]["model"] == "fake-model"
+    # Differential kills, the two scores apart and the thesis's counting beside them (issue 22).
+    assert set(bench["scores"]) == {"automatic", "with_oracles", "thesis_rule"}
+    assert result["mutation_score_automatic"] == bench["scores"]["automatic"]["score"]
+    for mutant in pizza["mutation"]["mutants"]:
+        assert mutant["killed"] == any(k["kills"] for k in mutant["kills"])
+        assert all(k["original_count"] == 0 for k in mutant["kills"] if k["kills"])
+    assert bench["provenance"]["repeats"] == 1 and bench["provenance"]["parley_version"]
     report = auth_api.get(f"/api/runs/{run['id']}/artefacts/report/").json()["content"]
     assert report.startswith("# Parley bench")
     events = auth_api.get(f"/api/runs/{run['id']}/events/").json()["results"]
@@ -199,6 +206,7 @@ def test_a_bench_run_measures_the_built_in_bot_and_files_its_report(celery_worke
     ]
     csv_rows = auth_api.get(f"/api/runs/{run['id']}/export/csv/").content.decode().splitlines()
     assert csv_rows[0].startswith("bot,mutant,operator,status") and len(csv_rows) == 3
+    assert "killing_signatures" in csv_rows[0]
     junit = auth_api.get(f"/api/runs/{run['id']}/export/junit/").content
     assert b'tests="2"' in junit
 

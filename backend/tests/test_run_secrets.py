@@ -60,7 +60,9 @@ def test_a_visitor_of_a_public_run_never_sees_the_chatbot_address(auth_api, proj
         status=Run.Status.FAILED,
         error_message=f"The chatbot at {ADDRESS} answered HTTP 500.",
     )
-    RunEvent.objects.create(run=run, type="log", data={"text": f"Could not connect to the chatbot at {ADDRESS}"})
+    RunEvent.objects.create(
+        run=run, type="log", data={"text": f"Could not connect to the chatbot at {ADDRESS}"}
+    )
     visitor = APIClient()
     for path in (f"/api/runs/{run.pk}/", f"/api/runs/{run.pk}/events/", "/api/runs/"):
         shown = visitor.get(path)

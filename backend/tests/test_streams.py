@@ -47,8 +47,10 @@ def stream_url(django_db_setup, django_db_blocker) -> Iterator[str]:
     log_path.parent.mkdir(exist_ok=True)
     with log_path.open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "parley.asgi:application", "--host", "127.0.0.1"]
-            + ["--port", str(port), "--lifespan", "off", "--log-level", "warning"],
+            [
+                *(sys.executable, "-m", "uvicorn", "parley.asgi:application", "--host", "127.0.0.1"),
+                *("--port", str(port), "--lifespan", "off", "--log-level", "warning"),
+            ],
             cwd=BACKEND_DIR,
             env=env,
             stdout=log,
@@ -177,11 +179,37 @@ def test_the_owner_streams_a_run_and_an_appended_event_arrives_within_a_second(o
     changed = stream.until(lambda m: m.event == "run")
     assert changed.data["progress"] == {"done": 1, "total": 4}
     assert changed.data["stage"] == "simulating"
+    # Every message carries the cursor: the browser's client forgets Last-Event-ID on a message without one.
+    assert changed.id == str(event.pk)
+
+
+def test_an_event_that_commits_after_a_later_one_still_arrives(open_stream, owner):
+    """SENSEI's conversations write side by side: an event can commit after one with a higher id."""
+    import psycopg
+
+    from runs.live import conninfo
+
+    run = RunFactory(owner=owner)
+    _, stream = open_stream(f"/api/stream/runs/{run.pk}/", owner.token)
+    stream.next()
+    with psycopg.connect(conninfo()) as slow:
+        earlier = slow.execute(
+            "INSERT INTO runs_runevent (run_id, type, visibility, data, created_at) "
+            "VALUES (%s, 'stage', 'public', '{\"stage\": \"slow\"}', now()) RETURNING id",
+            (run.pk,),
+        ).fetchone()[0]
+        later = RunEvent.objects.create(run=run, type="stage", data={"stage": "fast"})
+        assert earlier < later.pk
+        assert [e["id"] for e in stream.until(lambda m: m.event == "events").data] == [later.pk]
+        slow.commit()
+    assert [e["id"] for e in stream.until(lambda m: m.event == "events").data] == [earlier]
 
 
 def test_owner_only_events_reach_the_owner_only(open_stream, owner):
     run = RunFactory(owner=owner, project=_project(owner, public=True))
-    RunEvent.objects.create(run=run, type="log", visibility=RunEvent.Visibility.OWNER, data={"text": "secret"})
+    RunEvent.objects.create(
+        run=run, type="log", visibility=RunEvent.Visibility.OWNER, data={"text": "secret"}
+    )
     RunEvent.objects.create(run=run, type="stage", data={"stage": "exploring"})
     _, mine = open_stream(f"/api/stream/runs/{run.pk}/", owner.token)
     _, theirs = open_stream(f"/api/stream/runs/{run.pk}/")

@@ -1,5 +1,5 @@
 """What a user edits: connectors to their chatbots, projects, and the YAML documents of a project (profiles,
-rules, personalities). PostgreSQL holds the YAML text itself; nothing lives on disk."""
+rules, personalities, security campaigns). PostgreSQL holds the YAML text itself; nothing lives on disk."""
 
 from __future__ import annotations
 
@@ -153,3 +153,9 @@ class Personality(Document):
         constraints: ClassVar[list[models.BaseConstraint]] = [
             models.UniqueConstraint(fields=["project", "name"], name="personality_unique_name_per_project"),
         ]
+
+
+class Campaign(Document):
+    """A security campaign (engine.security): attacks on the project's chatbot and how to judge the replies."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="campaigns")

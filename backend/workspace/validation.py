@@ -15,6 +15,7 @@ import yaml
 
 from engine.check.errors import CheckError
 from engine.check.rules import parse_rule
+from engine.security import load_campaign
 from engine.sensei.personalities import Personality as EnginePersonality
 from engine.sensei.validator import validate as validate_profile_text
 from engine.yamlguard import YAMLRefused, guard_yaml
@@ -127,3 +128,13 @@ def validate_personality(text: str) -> Validation:
     return Validation(
         valid=valid, problems=problems, name=name.strip() if isinstance(name, str) else None, parsed=parsed
     )
+
+
+def validate_campaign(text: str) -> Validation:
+    """A security campaign; the platform reads no files, so `cases_file` is refused (cases are written inline)."""
+    if refused := _refused(text):
+        return refused
+    loaded = load_campaign(text)
+    problems = [problem.to_json() for problem in loaded.problems]
+    name = loaded.campaign.name if loaded.campaign is not None else None
+    return Validation(valid=loaded.ok, problems=problems, name=name, parsed=loaded.campaign)

@@ -80,3 +80,69 @@ test("a reload keeps the session in the tab, and localStorage holds no token", a
     expect(value).not.toContain(token);
   }
 });
+
+test("keep me signed in: a new page of the same browser is signed in, and logging out there ends it", async ({
+  page,
+  context,
+}) => {
+  const email = uniqueEmail();
+  await signUp(page, email);
+  await expectAppShell(page, email);
+  await page.getByRole("button", { name: "Log out" }).click();
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByRole("checkbox", { name: "Keep me signed in" }).check();
+  await page.getByRole("button", { name: "Log in" }).click();
+  await expectAppShell(page, email);
+
+  // The cookie that remembers the browser is out of scripts' reach and sent to the auth endpoints only.
+  const remember = (await context.cookies()).find((cookie) => cookie.name === "parley_remember");
+  expect(remember).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/api/auth/" });
+  expect(await page.evaluate(() => document.cookie)).not.toContain("parley_remember=");
+
+  const second = await context.newPage();
+  await second.goto("/account");
+  await expect(second).toHaveURL(/\/account$/);
+  await expectAppShell(second, email);
+  await expect(second.getByRole("heading", { name: "Account" })).toBeVisible();
+  // The new page has a token of its own, in its own sessionStorage; localStorage holds none.
+  const read = (tab: Page) =>
+    tab.evaluate(() => ({
+      token: window.sessionStorage.getItem("parley.token"),
+      local: JSON.stringify(Object.entries(window.localStorage)),
+    }));
+  const [first, other] = await Promise.all([read(page), read(second)]);
+  expect(other.token).toBeTruthy();
+  expect(other.token).not.toBe(first.token);
+  expect(other.local).not.toContain(other.token ?? "");
+
+  // Logging out ends it for the whole browser.
+  await second.getByRole("button", { name: "Log out", exact: true }).click();
+  await expect(second.getByRole("heading", { name: "Log in" })).toBeVisible();
+  const third = await context.newPage();
+  await third.goto("/account");
+  await expect(third).toHaveURL(/\/login\?next=%2Faccount$/);
+  await expect(third.getByRole("heading", { name: "Log in" })).toBeVisible();
+});
+
+test("without keep me signed in, a new page of the same browser asks to log in", async ({ page, context }) => {
+  const email = uniqueEmail();
+  await signUp(page, email);
+  await expectAppShell(page, email);
+  await page.getByRole("button", { name: "Log out" }).click();
+  await expect(page.getByRole("heading", { name: "Log in" })).toBeVisible();
+  await logIn(page, email, PASSWORD);
+  await expectAppShell(page, email);
+
+  const second = await context.newPage();
+  await second.goto("/account");
+
+  await expect(second).toHaveURL(/\/login\?next=%2Faccount$/);
+  await expect(second.getByRole("heading", { name: "Log in" })).toBeVisible();
+  expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain("parley_remember");
+  // The first page is still signed in: one-tab sessions are unchanged.
+  await page.reload();
+  await expectAppShell(page, email);
+});

@@ -235,6 +235,37 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(graph.getByText("join", { exact: true })).toBeVisible();
   // One edge from the start node, and one per parent: the join has two.
   await expect(graph.locator(".react-flow__edge")).toHaveCount(6);
+  // Every node fits in view on first sight.
+  const frame = await graph.boundingBox();
+  if (frame === null) throw new Error("the graph has no box");
+  await expect
+    .poll(async () => {
+      const boxes = await Promise.all(
+        (await graph.locator(".react-flow__node").all()).map((node) => node.boundingBox()),
+      );
+      return boxes.every(
+        (box) =>
+          box !== null &&
+          box.x >= frame.x - 1 &&
+          box.y >= frame.y - 1 &&
+          box.x + box.width <= frame.x + frame.width + 1 &&
+          box.y + box.height <= frame.y + frame.height + 1,
+      );
+    })
+    .toBe(true);
+  // From the keyboard: Tab reaches a functionality, Enter opens its details, the arrows move along the graph.
+  const focusedNode = () =>
+    page.evaluate(() => document.activeElement?.closest(".react-flow__node-functionality")?.getAttribute("aria-label"));
+  await page.getByRole("tab", { name: "Graph" }).focus();
+  for (let presses = 0; presses < 15 && !(await focusedNode()); presses++) await page.keyboard.press("Tab");
+  expect(await focusedNode()).toMatch(/^Functionality /);
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("region", { name: "Functionality details" })).toBeVisible();
+  const first = await focusedNode();
+  await page.keyboard.press("ArrowRight");
+  await expect.poll(focusedNode).not.toBe(first);
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("region", { name: "Functionality details" })).toHaveCount(0);
   await graph.getByText("Build custom pizza", { exact: true }).click();
   const details = page.getByRole("region", { name: "Functionality details" });
   await expect(details).toBeVisible();
@@ -300,7 +331,11 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await snap(page, testInfo, "10-sensei-conversation");
   await page.keyboard.press("Escape");
 
-  // A rule: written in the editor from the template, deactivated and reactivated, checked on the SENSEI run.
+  // A rule: written in the editor from the template, deactivated and reactivated, checked on the SENSEI run;
+  // with it, one that fails on every conversation (made through the API), to open a failing conversation.
+  await api.post(`/api/projects/${String(project.id)}/rules/`, {
+    text: "name: always_fails\ndescription: no conversation is that long\nthen: len(chatbot_phrases) > 1000\n",
+  });
   await page.getByRole("navigation").getByRole("link", { name: "Rules" }).click();
   await page.getByRole("combobox", { name: "Project" }).click();
   await page.getByRole("option", { name: projectName }).click();
@@ -329,6 +364,17 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
     .first()
     .click();
   await snap(page, testInfo, "13-check-results");
+  // A failing check's conversation opens in one click.
+  const failingRule = page.getByRole("button", { name: /always_fails/ });
+  if ((await failingRule.getAttribute("aria-expanded")) !== "true") await failingRule.click();
+  await page
+    .getByRole("button", { name: /^Open conversation / })
+    .first()
+    .click();
+  const failing = page.getByRole("dialog");
+  await expect(failing.getByRole("list", { name: "Transcript" })).toBeVisible();
+  await snap(page, testInfo, "13b-failing-conversation");
+  await page.keyboard.press("Escape");
 
   // The evaluation bench on the same built-in bot, as small as it gets, started from its form; its TRACER gets the
   // script from the start.

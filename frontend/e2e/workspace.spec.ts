@@ -153,7 +153,10 @@ test("from a new account to a first TRACER run", async ({ page }, testInfo) => {
   // Needs the fake LLM server of the e2e stack: the run must get past the queue and write its log.
   await expect(tracer.getByRole("list", { name: "Run log" })).toBeVisible({ timeout: 90_000 });
   await snap(page, testInfo, "10-tracer-progress");
-  await expect(tracer.getByText("succeeded")).toBeVisible({ timeout: 120_000 });
+  // The fake LLM's default answers describe no functionality: the run ends, and says it found nothing (a
+  // warning, not a green success), with a link to its report.
+  await expect(tracer.getByRole("link", { name: "Open the report" })).toBeVisible({ timeout: 120_000 });
+  await expect(tracer.getByText("found nothing", { exact: true })).toBeVisible();
   await tracer.getByRole("button", { name: /Close/ }).click();
   // The page keeps showing the run (and would list any profiles TRACER wrote under "From TRACER run #…").
   await expect(page.getByRole("status", { name: "Run progress" })).toContainText("Stage: Done");

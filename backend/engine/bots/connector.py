@@ -15,6 +15,7 @@ from datetime import date
 
 from pydantic import Field
 
+from engine.bots.adversarial import ADVERSARIAL_BOTS, AdversarialConnector
 from engine.bots.registry import BOTS, StillbornMutant, UnknownMutant, bot_definition, open_bot
 from engine.bots.runtime import BotCrash, BotRuntime
 from engine.connectors.base import BotReply, Button, Connector, ConnectorContext
@@ -67,11 +68,13 @@ def _reply(messages: list[str], buttons: list[str], latency: float) -> BotReply:
 
 
 def demo_factory(bot: str) -> Connector:
-    """`bot` is a bot id, or `<bot id>@<mutant id>` for a mutant."""
+    """`bot` is a bot id, or `<bot id>@<mutant id>` for a mutant; `leaky` and `guarded` are the security bots."""
     bot_id, _, mutant = bot.partition("@")
+    if bot_id in ADVERSARIAL_BOTS and not mutant:
+        return AdversarialConnector(bot_id)
     if bot_id not in BOTS:
         raise ConnectorConfigError(
-            f"Unknown demo bot {bot_id!r}; the bots are {', '.join(BOTS)}.", field="bot"
+            f"Unknown demo bot {bot_id!r}; the bots are {', '.join([*BOTS, *ADVERSARIAL_BOTS])}.", field="bot"
         )
     if mutant:
         try:

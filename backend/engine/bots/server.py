@@ -8,8 +8,9 @@
   if one was sent); an unknown session id is a JSON 404, a crash a JSON 500.
 - Both: `GET /__coverage/<conversation id>` (that conversation's log and percentages) and `GET /__coverage`
   (the aggregate over every conversation so far, forgotten ones included).
-- Faults: latency before every answer, HTTP 500 on the N-th user turn of every conversation (the
-  conversation stays usable), and forgetting every session after every N turns served (a restart).
+- Faults: latency before every answer, HTTP 500 on the N-th user turn of every conversation, or on every N-th
+  (turns N, 2N, 3N…; the conversation stays usable), and forgetting every session after every N turns served
+  (a restart).
 
 The socket layer is a stdlib `ThreadingHTTPServer` bound to the requested host and port; requests and
 responses are the connectors' `FakeRequest`/`FakeResponse`, so the protocol handlers are shared.
@@ -41,11 +42,13 @@ Protocol = Literal["taskyto", "json"]
 @dataclass(frozen=True)
 class Faults:
     """Fault injection: seconds of latency per request, the user turn (1-based, per conversation) that
-    answers 500, and after how many turns served (server-wide) every session is forgotten."""
+    answers 500, every how many user turns one answers 500, and after how many turns served (server-wide)
+    every session is forgotten."""
 
     latency_s: float = 0.0
     fail_on_turn: int | None = None
     forget_every: int | None = None
+    fail_every: int | None = None
 
 
 class InjectedFailure(RuntimeError):
@@ -106,6 +109,8 @@ class BotSessions:
         try:
             if self.faults.fail_on_turn is not None and number == self.faults.fail_on_turn:
                 raise InjectedFailure(f"injected failure on turn {number}")
+            if self.faults.fail_every and number % self.faults.fail_every == 0:
+                raise InjectedFailure(f"injected failure on turn {number} (every {self.faults.fail_every})")
             return runtime.reply(text)
         finally:
             self._count_served()

@@ -2,15 +2,20 @@
 
 On the reference bots (their ground truth known): TRACER's exploration coverage and the precision and recall
 of its functionalities; SENSEI's coverage with TRACER's profiles, its false alarms on the unmutated bots, and
-the mutation score over the bots' mutants, kills found automatically by conversation errors and by rules
-generated from the ground truth. Modules: `config` (`BenchConfig`), `target` (the in-process bot with
-coverage), `oracles` (rules from the ground truth), `scoring` (kill reasons, scores, precision, recall),
-`run` (`run_bench`, the pipeline), `report` (bench.json, bench.md).
+the mutation scores over the bots' mutants — kills are differential (a finding the original shows too never
+kills), counted apart for what Parley finds on its own (`automatic`) and with the ground-truth rules
+(`with_oracles`), and the thesis's way beside them. Modules: `config` (`BenchConfig`), `target` (the in-process
+bot with coverage), `findings` (what one conversation shows), `model_rules` (rules from TRACER's model,
+out-of-range inputs), `oracles` (rules from the ground truth), `scoring` (differential kills, scores, false
+alarms), `matching` (precision and recall, judge or lexical), `prompts`, `thesis` (its published figures),
+`estimate` (cost before a run), `doubles` (the bench on the imperfect LLM doubles), `run` (`run_bench`, the
+pipeline), `totals` (usage, controls, figures over all bots), `report` (bench.json, bench.md).
 
     result = run_bench(BenchConfig(bots=("pizza",), output_dir=Path("out")), lambda role: make_client())
 """
 
 from engine.evaluation.config import BenchConfig
+from engine.evaluation.findings import KILL_REASONS
 from engine.evaluation.oracles import Oracle, oracle_rules
 from engine.evaluation.run import (
     BenchCancelled,
@@ -20,7 +25,7 @@ from engine.evaluation.run import (
     run_bench,
     select_mutants,
 )
-from engine.evaluation.scoring import KILL_REASONS, MutantOutcome
+from engine.evaluation.scoring import MutantOutcome
 
 __all__ = [
     "KILL_REASONS",

@@ -1,15 +1,16 @@
 """`BenchConfig`: every knob of a bench run, passed in by the caller (CLI, worker, test), never read from env.
 
-The bench runs TRACER on each original bot, then SENSEI with the profiles TRACER generated on the original
-(`repeats` times, for the false-alarm rate) and on the selected mutants of each bot. `provider`, `model` and
-`temperature` are not used to build anything here (the caller's `llm_factory` does that); they are recorded
-with every figure, because mutation scores are not comparable across models.
+The bench runs TRACER on each original bot, then SENSEI with the profiles TRACER generated, `repeats` times with
+the seeds seed, seed+1, ... on the original and on each selected mutant alike (kills are differential). `provider`,
+`model`, `temperature` and `llm_note` are not used to build anything here (the caller's `llm_factory` does that);
+they are recorded with every figure, because mutation scores are not comparable across models.
 """
 
 from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,14 +34,33 @@ class BenchConfig(BaseModel):
         description="explicit mutant ids per bot; replaces the random draw for the bots it names",
     )
     repeats: int = Field(
-        default=5, ge=1, le=100, description="SENSEI runs on each original bot (false alarms)"
+        default=3,
+        ge=1,
+        le=100,
+        description="SENSEI runs, with the same seeds, on each original bot and on each mutant",
+    )
+    controls: int = Field(
+        default=1,
+        ge=0,
+        le=10,
+        description=(
+            "control runs per bot: the unmodified bot run again as if it were a mutant, never scored; any kill "
+            "of a control is noise, so their kill rate is the bench's rate of spurious kills"
+        ),
     )
     concurrency: int = Field(default=4, ge=1, le=64, description="SENSEI conversations at once")
     seed: int = Field(default=0, description="seeds the mutant draw, TRACER and SENSEI")
     today: date | None = Field(default=None, description="the bots' reference date (None: today)")
     output_dir: Path | None = Field(default=None, description="bench.json, bench.md, rules/, profiles/")
+    matcher: Literal["llm", "lexical"] = Field(
+        default="llm",
+        description="who matches functionalities to the ground truth: a judge model, or word overlap (offline)",
+    )
 
     # Recorded with every figure (not used to build the LLM clients).
     provider: str | None = None
     model: str | None = None
     temperature: float | None = Field(default=None, description="None: the provider's default")
+    llm_note: str | None = Field(
+        default=None, description="what the model is, when the name does not say (e.g. an LLM double)"
+    )

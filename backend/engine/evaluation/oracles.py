@@ -15,6 +15,10 @@ the standard function library and sees one conversation:
 - `enum_options` (kind `enum`): when the bot asks for an enum slot (its prompt), the buttons it offers must
   be exactly the slot's ground-truth values.
 
+Every rule checks values the bot shows (prices, offered options, answers, the values of a response); none fails
+because a conversation reached a state, or did not: a conversation that never shows a response, never asks for
+an enum slot or never names an FAQ question passes.
+
 Parsing a line in the rule language, which has no loops and no regular expressions, uses comprehensions over
 one-item lists as `let` bindings and `partition` on the fixed parts (the last value up to the fixed end; a
 multi-value slot up to the last occurrence of what follows it). Lines that do not start like a response are

@@ -3,17 +3,24 @@
 Per bot of `config.bots`:
 
 1. TRACER on the original bot (in process, coverage recorded): exploration coverage, and precision and recall
-   of the functionalities found against the ground truth;
-2. the ground-truth rules (`oracles.oracle_rules`), written to `rules/<bot>/`;
+   of the functionalities found against the ground truth (`matching`: a judge model, or the lexical matcher,
+   labelled an approximation);
+2. the rules: Parley's own from TRACER's model (`model_rules`, kind `model`, automatic) and the ground-truth
+   rules (`oracles`), written to `rules/<bot>/automatic/` and `rules/<bot>/oracles/`; and the out-of-range
+   values of each profile, which expect a refusal or the fallback;
 3. SENSEI with TRACER's valid profiles on the original, `config.repeats` times (seeds seed, seed+1, ...):
-   coverage of the profiles' conversations, and the false alarms (findings on an unmutated bot);
-4. SENSEI with the same profiles (seed `config.seed`) on every selected mutant, then the rules: each mutant
-   killed, live, inconclusive or stillborn, with its kill reasons.
+   coverage, and the false alarms (findings on an unmutated bot) with their signatures;
+4. SENSEI with the same profiles and the same seeds on every selected mutant, `repeats` times; each mutant is
+   killed only by a finding signature the original never showed (`scoring`), under the automatic and the
+   with-oracles counting, and counted the thesis's way beside them;
+5. `config.controls` control runs: the unmodified bot run again as a mutant, never scored. A model at a
+   temperature above 0 does not repeat itself, so a control can be "killed" by chance; their kill rate is the
+   bench's rate of spurious kills, printed beside the scores.
 
-`llm_factory(role)` builds a fresh `LLMClient` for each phase (roles `tracer:<bot>`,
-`sensei:<bot>:original:<n>`, `sensei:<bot>:<mutant id>`); the bench closes it and adds up its ledger. That
-is the seam for the platform: a Celery task builds clients from a stored key and passes its own reporter
-and cancel token (the platform's bench run kind is not built yet). Nothing here reads the environment.
+`llm_factory(role)` builds a fresh `LLMClient` for each phase (roles `tracer:<bot>`, `judge:<bot>`,
+`sensei:<bot>:original:<n>`, `sensei:<bot>:<mutant id>:<n>`); the bench closes it and adds up its ledger. The
+CLI and the platform's bench run pass their own factory, reporter and cancel token. Nothing here reads the
+environment.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -34,22 +42,25 @@ from engine.bots import coverage_percentages, load_bot, manifest
 from engine.bots.definition import BotDefinition
 from engine.bots.mutation import Mutant
 from engine.bots.registry import mutants_of
-from engine.check import Limits, check
+from engine.check import Limits, Rule, check
 from engine.conversation import ConversationRecord
 from engine.errors import ParleyError
 from engine.evaluation.config import BenchConfig
+from engine.evaluation.findings import ConversationFindings, conversation_findings, rule_failures
+from engine.evaluation.matching import precision_recall
+from engine.evaluation.model_rules import ModelRule, model_rules, out_of_range, out_of_range_uses
 from engine.evaluation.oracles import Oracle, oracle_rules
 from engine.evaluation.scoring import (
-    ConversationVerdict,
     MutantOutcome,
     false_alarms,
     mutant_outcome,
     mutation_summary,
-    precision_recall,
-    verdicts,
+    not_run,
+    scores,
 )
 from engine.evaluation.target import CoverageLogs, CoveredBot
-from engine.llm import LLMClient, UsageLedger
+from engine.evaluation.totals import Usage, controls_json, median_coverage, overall_figures
+from engine.llm import LLMClient
 from engine.sensei import CancelToken, Profile, load_profile, run_profiles
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
 from engine.tracer.reporter import NullReporter, TracerCancelled
@@ -57,7 +68,7 @@ from engine.tracer.reporter import NullReporter, TracerCancelled
 logger = logging.getLogger("engine.evaluation")
 
 LLMFactory = Callable[[str], LLMClient]
-USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "unpriced_calls")
+CONTROL_NOTE = "the unmodified bot, run again as if it were a mutant (any kill is noise)"
 
 
 class BenchCancelled(ParleyError):
@@ -98,37 +109,6 @@ class _TracerCancel:
         return self.token.cancelled
 
 
-class _Usage:
-    """Ledger totals per phase, added up."""
-
-    def __init__(self) -> None:
-        self.phases: dict[str, dict[str, float]] = {}
-
-    def add(self, phase: str, ledger: UsageLedger, seconds: float) -> None:
-        total = ledger.total()
-        row = self.phases.setdefault(phase, {key: 0 for key in (*USAGE_KEYS, "wall_s")})
-        row["calls"] += total.calls
-        row["prompt_tokens"] += total.prompt_tokens
-        row["completion_tokens"] += total.completion_tokens
-        row["cost_usd"] += total.cost_usd
-        row["unpriced_calls"] += total.unpriced_calls
-        row["wall_s"] += seconds
-
-    def to_json(self) -> dict[str, Any]:
-        phases = {
-            name: {k: (round(v, 6) if isinstance(v, float) else v) for k, v in row.items()}
-            for name, row in self.phases.items()
-        }
-        total = {key: 0.0 for key in (*USAGE_KEYS, "wall_s")}
-        for row in self.phases.values():
-            for key, value in row.items():
-                total[key] += value
-        return {
-            **{k: (round(v, 6) if k in ("cost_usd", "wall_s") else int(v)) for k, v in total.items()},
-            "phases": phases,
-        }
-
-
 def select_mutants(bot: str, config: BenchConfig) -> list[Mutant]:
     """The mutants of `bot` to run: the explicit list, or `mutants_per_operator` drawn per operator from the
     loadable ones (seeded), followed by every stillborn mutant of the drawn operators (reported apart)."""
@@ -151,6 +131,23 @@ def select_mutants(bot: str, config: BenchConfig) -> list[Mutant]:
     return chosen
 
 
+def parley_version() -> str:
+    try:
+        return metadata.version("parley")
+    except metadata.PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """The rules every conversation of one bot is checked against, and what a conversation may be given."""
+
+    rules: list[ModelRule | Oracle]
+    kinds: dict[str, str]
+    out_of_range: dict[str, dict[str, frozenset[str]]]
+    fallbacks: list[str]
+
+
 def run_bench(
     config: BenchConfig,
     llm_factory: LLMFactory,
@@ -161,7 +158,7 @@ def run_bench(
 ) -> BenchResult:
     """Run the bench; writes bench.json, bench.md, rules/, profiles/ and conversations/ when
     `config.output_dir` is set. `extra_mutants` adds caller-made mutants per bot (e.g. an equivalent one)."""
-    from engine.evaluation.report import render_markdown, write_report
+    from engine.evaluation.report import comparison, render_markdown, write_report
 
     reporter = reporter or BenchReporter()
     cancel = cancel or CancelToken()
@@ -172,19 +169,40 @@ def run_bench(
     for bot in config.bots:
         extra = list((extra_mutants or {}).get(bot, ()))
         bots[bot], outcomes[bot] = _bench_bot(bot, config, llm_factory, reporter, cancel, today, extra)
-    overall = _overall(bots, outcomes)
+    overall = overall_figures(bots, outcomes)
     wall = round(time.monotonic() - started, 3)
     overall["wall_s"] = wall
     data: dict[str, Any] = {
+        "provenance": provenance(config),
         "config": _config_json(config, today),
+        "scores": scores(outcomes),
         "bots": bots,
         "overall": overall,
         "wall_s": wall,
     }
+    data["thesis"] = comparison(data)
     result = BenchResult(data, config.output_dir, outcomes)
     if config.output_dir is not None:
         write_report(config.output_dir, data, render_markdown(data))
     return result
+
+
+def provenance(config: BenchConfig) -> dict[str, Any]:
+    """What every figure depends on: printed at the top of bench.json and under every table of bench.md."""
+    return {
+        "provider": config.provider,
+        "model": config.model,
+        "temperature": config.temperature,
+        "seed": config.seed,
+        "repeats": config.repeats,
+        "parley_version": parley_version(),
+        "llm_note": config.llm_note,
+        "matcher": config.matcher,
+        "counting": (
+            "differential: a mutant is killed only by a finding signature (reason, profile, conversation, "
+            "rule or output) it showed and the original never showed over the repeats, same seeds"
+        ),
+    }
 
 
 def _config_json(config: BenchConfig, today: date) -> dict[str, Any]:
@@ -211,13 +229,10 @@ def _bench_bot(
     definition = load_bot(bot)
     truth = manifest(bot)
     out = config.output_dir / bot if config.output_dir else None
-    usage = _Usage()
+    usage = Usage()
     oracles = oracle_rules(definition)
-    kinds: dict[str, str] = {o.name: o.kind for o in oracles}
-    if out is not None:
-        _write_rules(out / "rules", oracles)
 
-    # 1. TRACER on the original.
+    # 1. TRACER on the original, and its model against the ground truth.
     _check_cancel(cancel)
     reporter.stage(bot, "tracer")
     tracer_logs = CoverageLogs()
@@ -243,7 +258,7 @@ def _bench_bot(
             raise BenchCancelled("The bench run was cancelled.") from None
         usage.add("tracer", llm.ledger, time.monotonic() - tracer_started)
     tracer_coverage = coverage_percentages(truth, tracer_logs.logs)
-    modelling = precision_recall(tracer.model, definition)
+    modelling = _modelling(bot, tracer.model, definition, config, llm_factory, reporter, usage)
     profiles, profile_info = _profiles(tracer.valid_profiles, reporter, bot)
     if out is not None:
         (out / "profiles").mkdir(parents=True, exist_ok=True)
@@ -252,8 +267,24 @@ def _bench_bot(
                 record["yaml"], encoding="utf-8"
             )
 
-    # 2. SENSEI on the original, `repeats` times.
-    original: list[ConversationVerdict] = []
+    # 2. The rules: Parley's own from TRACER's model (automatic), and the ground truth's.
+    automatic = model_rules(tracer.model)
+    fallbacks = [f for p in profiles for f in p.chatbot.fallback] + [tracer.model.fallback or ""]
+    every: list[ModelRule | Oracle] = [*automatic, *oracles]
+    rules = _Rules(
+        every,
+        {r.name: r.kind for r in every},
+        out_of_range(profiles, tracer.model),
+        [f for f in dict.fromkeys(fallbacks) if f],
+    )
+    for item in profile_info:
+        item["out_of_range"] = {k: sorted(v) for k, v in rules.out_of_range.get(item["key"], {}).items()}
+    if out is not None:
+        _write_rules(out / "rules" / "automatic", automatic)
+        _write_rules(out / "rules" / "oracles", oracles)
+
+    # 3. SENSEI on the original, `repeats` times.
+    original: list[list[ConversationFindings]] = []
     coverage_runs: list[dict[str, Any]] = []
     all_logs = []
     conversations_per_run = 0
@@ -266,25 +297,47 @@ def _bench_bot(
             config.seed + repeat - 1, today, cancel, usage, "sensei_original",
         )  # fmt: skip
         conversations_per_run = len(records)
-        original += _judge(records, oracles, kinds)
+        original.append(_judge(records, rules))
         coverage_runs.append(coverage_percentages(truth, logs.logs))
         all_logs += logs.logs
         _write_records(out, f"original-{repeat}", records)
     sensei_coverage = {
         "aggregate": coverage_percentages(truth, all_logs),
-        "median": _median_coverage(coverage_runs),
+        "median": median_coverage(coverage_runs),
         "runs": coverage_runs,
     }
 
-    # 3. SENSEI on each selected mutant.
+    # 4. SENSEI on each selected mutant, with the same seeds.
     selected = select_mutants(bot, config) + extra
     outcomes: list[MutantOutcome] = []
     reporter.stage(bot, f"mutants ({len(selected)})")
     for done, mutant in enumerate(selected, start=1):
         _check_cancel(cancel)
-        outcome = _mutant(mutant, profiles, oracles, kinds, llm_factory, config, today, cancel, usage, out)
+        outcome = _mutant(mutant, profiles, rules, original, llm_factory, config, today, cancel, usage, out)
         outcomes.append(outcome)
         reporter.mutant(bot, outcome, done, len(selected))
+
+    # 5. Controls: the original again, as a mutant. Whatever "kills" one is noise.
+    controls: list[MutantOutcome] = []
+    for number in range(1, config.controls + 1 if profiles else 1):
+        _check_cancel(cancel)
+        reporter.stage(bot, f"control {number}/{config.controls}")
+        control = Mutant(f"control-{number}", "control", bot, CONTROL_NOTE, {}, definition)
+        controls.append(
+            _mutant(
+                control,
+                profiles,
+                rules,
+                original,
+                llm_factory,
+                config,
+                today,
+                cancel,
+                usage,
+                out,
+                "sensei_controls",
+            )
+        )
 
     data = {
         "bot": bot,
@@ -296,10 +349,20 @@ def _bench_bot(
             "profiles": len(tracer.profiles),
             "valid_profiles": len(tracer.valid_profiles),
             "warnings": tracer.warnings,
+            "languages": tracer.model.languages,
+            "fallback": tracer.model.fallback,
             **modelling,
         },
         "profiles": profile_info,
-        "rules": [{"name": o.name, "kind": o.kind, "description": o.description} for o in oracles],
+        "rules": [
+            {
+                "name": r.name,
+                "kind": r.kind,
+                "source": "automatic" if r.kind == "model" else "oracle",
+                "description": r.description,
+            }
+            for r in rules.rules
+        ],
         "sensei": {
             "repeats": config.repeats if profiles else 0,
             "conversations_per_run": conversations_per_run,
@@ -307,14 +370,36 @@ def _bench_bot(
             "false_alarms": false_alarms(original),
         },
         "mutation": {**mutation_summary(outcomes), "mutants": [o.to_json() for o in outcomes]},
+        "scores": scores({bot: outcomes}, per_bot=False),
+        "controls": controls_json(controls),
         "usage": usage.to_json(),
     }
     return data, outcomes
 
 
+def _modelling(
+    bot: str,
+    model: Any,
+    definition: BotDefinition,
+    config: BenchConfig,
+    llm_factory: LLMFactory,
+    reporter: BenchReporter,
+    usage: Usage,
+) -> dict[str, Any]:
+    if config.matcher != "llm" or not model.functionalities:
+        return precision_recall(model, definition, matcher="lexical")
+    started = time.monotonic()
+    with llm_factory(f"judge:{bot}") as judge:
+        result = precision_recall(model, definition, matcher="llm", llm=judge, warn=reporter.warning)
+        usage.add("judge", judge.ledger, time.monotonic() - started)
+    return result
+
+
 def _profiles(
     records: Sequence[Mapping[str, Any]], reporter: BenchReporter, bot: str
 ) -> tuple[list[Profile], list[dict[str, Any]]]:
+    from engine.sensei import profile_keys
+
     profiles: list[Profile] = []
     info: list[dict[str, Any]] = []
     for record in records:
@@ -331,6 +416,8 @@ def _profiles(
                 "goals": len(profile.user.goals),
             }
         )
+    for item, key in zip(info, profile_keys([p.name for p in profiles]), strict=True):
+        item["key"] = key
     if not profiles:
         reporter.warning(f"{bot}: TRACER produced no usable profile; SENSEI and the mutants are skipped")
     return profiles, info
@@ -346,7 +433,7 @@ def _sensei(
     seed: int,
     today: date,
     cancel: CancelToken,
-    usage: _Usage,
+    usage: Usage,
     phase: str,
 ) -> list[ConversationRecord]:
     records: list[ConversationRecord] = []
@@ -371,120 +458,71 @@ def _sensei(
     return sorted(records, key=lambda r: (r.profile, r.index))
 
 
-def _judge(
-    records: list[ConversationRecord], oracles: list[Oracle], kinds: dict[str, str]
-) -> list[ConversationVerdict]:
+def _judge(records: list[ConversationRecord], rules: _Rules) -> list[ConversationFindings]:
     if not records:
         return []
-    # The rules are generated here from the ground truth, not written by users: no child process needed.
-    report = check([o.rule for o in oracles], records, limits=Limits(isolate=False, max_listed=1_000_000))
-    return verdicts(records, report, kinds)
+    # The rules are generated here, not written by users: no child process needed.
+    checked: list[Rule] = [r.rule for r in rules.rules]
+    report = check(checked, records, limits=Limits(isolate=False, max_listed=1_000_000))
+    failures = rule_failures(report)
+    return [
+        conversation_findings(
+            record,
+            failures.get(record.id, []),
+            rules.kinds,
+            out_of_range_uses(record, rules.out_of_range.get(record.profile, {}), rules.fallbacks),
+        )
+        for record in records
+    ]
 
 
 def _mutant(
     mutant: Mutant,
     profiles: list[Profile],
-    oracles: list[Oracle],
-    kinds: dict[str, str],
+    rules: _Rules,
+    original: list[list[ConversationFindings]],
     llm_factory: LLMFactory,
     config: BenchConfig,
     today: date,
     cancel: CancelToken,
-    usage: _Usage,
+    usage: Usage,
     out: Path | None,
+    phase: str = "sensei_mutants",
 ) -> MutantOutcome:
     if mutant.definition is None:
-        outcome = MutantOutcome(mutant.id, mutant.operator, mutant.description, "stillborn")
+        outcome = not_run(mutant.id, mutant.operator, mutant.description, "stillborn")
         outcome.stillborn_reason = mutant.stillborn_reason
         return outcome
-    try:
-        records = _sensei(
-            profiles, mutant.definition, CoverageLogs(), llm_factory, f"sensei:{mutant.bot}:{mutant.id}",
-            config, config.seed, today, cancel, usage, "sensei_mutants",
-        )  # fmt: skip
-    except BenchCancelled:
-        raise
-    except ParleyError as exc:
-        outcome = MutantOutcome(mutant.id, mutant.operator, mutant.description, "inconclusive")
-        outcome.error = exc.user_message
+    runs: list[list[ConversationFindings]] = []
+    error: str | None = None
+    for repeat in range(1, len(original) + 1):
+        try:
+            records = _sensei(
+                profiles, mutant.definition, CoverageLogs(), llm_factory, f"sensei:{mutant.bot}:{mutant.id}:{repeat}",
+                config, config.seed + repeat - 1, today, cancel, usage, phase,
+            )  # fmt: skip
+        except BenchCancelled:
+            raise
+        except ParleyError as exc:
+            error = f"repeat {repeat}: {exc.user_message}"
+            break
+        _write_records(out, f"{mutant.id}-{repeat}", records)
+        runs.append(_judge(records, rules))
+    if not runs:
+        outcome = not_run(mutant.id, mutant.operator, mutant.description, "inconclusive")
+        outcome.error = error or "no conversation ran"
         return outcome
-    _write_records(out, mutant.id, records)
-    outcome = mutant_outcome(mutant.id, mutant.operator, mutant.description, _judge(records, oracles, kinds))
-    if not records:
-        outcome.error = "no conversation ran"
+    outcome = mutant_outcome(mutant.id, mutant.operator, mutant.description, original, runs)
+    outcome.error = error
+    if not any(runs):
+        outcome.error = error or "no conversation ran"
     return outcome
 
 
-def _median_coverage(runs: list[dict[str, Any]]) -> dict[str, float] | None:
-    if not runs:
-        return None
-    out: dict[str, float] = {}
-    for key in ("module", "input", "value", "question"):
-        values = sorted(float(run[key]) for run in runs)
-        middle = len(values) // 2
-        out[key] = values[middle] if len(values) % 2 else round((values[middle - 1] + values[middle]) / 2, 2)
-    return out
-
-
-def _overall(bots: dict[str, Any], outcomes: dict[str, list[MutantOutcome]]) -> dict[str, Any]:
-    every = [o for items in outcomes.values() for o in items]
-    functionalities = sum(b["tracer"]["functionalities"] for b in bots.values())
-    true_positives = sum(b["tracer"]["true_positives"] for b in bots.values())
-    found = sum(b["tracer"]["recall_modules"][0] + b["tracer"]["recall_inputs"][0] for b in bots.values())
-    total = sum(b["tracer"]["recall_modules"][1] + b["tracer"]["recall_inputs"][1] for b in bots.values())
-    conversations = sum(b["sensei"]["false_alarms"]["conversations"] for b in bots.values())
-    alarms = sum(b["sensei"]["false_alarms"]["false_alarms"] for b in bots.values())
-    usage: dict[str, float] = {key: 0 for key in (*USAGE_KEYS, "wall_s")}
-    for b in bots.values():
-        for key in usage:
-            usage[key] += b["usage"][key]
-    mutation = mutation_summary(every)
-    mutation["live_mutants"] = [
-        {"bot": bot, **item} for bot, b in bots.items() for item in b["mutation"]["live_mutants"]
-    ]
-    mutation["stillborn_mutants"] = [
-        {"bot": bot, **item} for bot, b in bots.items() for item in b["mutation"]["stillborn_mutants"]
-    ]
-    mutation["inconclusive_mutants"] = [
-        {"bot": bot, **item} for bot, b in bots.items() for item in b["mutation"]["inconclusive_mutants"]
-    ]
-
-    def mean(path: tuple[str, ...]) -> dict[str, float] | None:
-        rows = []
-        for b in bots.values():
-            node: Any = b
-            for key in path:
-                node = node.get(key) if isinstance(node, dict) else None
-            if isinstance(node, dict):
-                rows.append(node)
-        if not rows:
-            return None
-        return {
-            key: round(sum(float(r[key]) for r in rows) / len(rows), 2)
-            for key in ("module", "input", "value", "question")
-        }
-
-    return {
-        "bots": list(bots),
-        "tracer_coverage_mean": mean(("tracer", "coverage")),
-        "sensei_coverage_mean": mean(("sensei", "coverage", "aggregate")),
-        "functionalities": functionalities,
-        "precision": round(100.0 * true_positives / functionalities, 2) if functionalities else None,
-        "recall": round(100.0 * found / total, 2) if total else None,
-        "false_alarms": {
-            "conversations": conversations,
-            "false_alarms": alarms,
-            "rate": round(100.0 * alarms / conversations, 2) if conversations else None,
-        },
-        "mutation": mutation,
-        "usage": {k: (round(v, 6) if k in ("cost_usd", "wall_s") else int(v)) for k, v in usage.items()},
-    }
-
-
-def _write_rules(directory: Path, oracles: list[Oracle]) -> None:
+def _write_rules(directory: Path, rules: Sequence[Any]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    for oracle in oracles:
-        (directory / f"{oracle.name}.yaml").write_text(oracle.text, encoding="utf-8")
+    for rule in rules:
+        (directory / f"{rule.name}.yaml").write_text(rule.text, encoding="utf-8")
 
 
 def _write_records(out: Path | None, name: str, records: list[ConversationRecord]) -> None:

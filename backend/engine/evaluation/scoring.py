@@ -1,67 +1,121 @@
-"""The bench's figures: kill reasons, mutation score, false alarms, and TRACER's precision and recall.
+"""Differential kills, the bench's scores and its false alarms.
 
-Kill reasons of one conversation (the thesis's kill conditions, made automatic):
+A finding's *signature* is (kill reason, profile, conversation index, rule or output name). Every mutant runs
+the profiles with the same seeds as the original, `repeats` times each; a signature's `original_count` and
+`mutant_count` are the number of repeats whose conversations showed it on the original and on the mutant. A
+mutant is **killed** only by a signature seen on the mutant and never on the original (`original_count` 0), in
+a conversation the original ran conclusively at least once (`original_runs` > 0, else there is nothing to
+compare with): a finding the unmodified bot shows too, with the same profile and conversation, says nothing
+about the fault.
+Live: no such signature and at least one conclusive conversation; inconclusive: no conclusive conversation;
+stillborn mutants (they do not load) are kept apart and never counted.
 
-    crash           the bot answered HTTP 5xx or an unreadable reply (500, 502)
-    timeout         no reply in time (504)
-    loop            fallback loop or repetition loop (1000, 1003)
-    unmet_goal      the goals could not be verified (1002)
-    missing_output  an output the profile expects was not found (1001)
-    wrong_output    a ground-truth output rule failed (prices, enum values, response shape)
-    failed_rule     another ground-truth rule failed (FAQ answers, offered options)
+Scores (mutation score = killed / (killed + live)), each with a Wilson 95 % interval over the scored mutants and
+the score of each repeat alone:
+- `automatic`: kills by automatic findings only (errors, loops, unmet goals, missing outputs, out-of-range inputs
+  not refused, rules Parley wrote from TRACER's model) — what Parley tells a user without ground truth;
+- `with_oracles`: automatic findings plus the ground-truth rules (the mutant's `status` and `killed`);
+- `thesis_rule`: both again counted the thesis's way, where any finding on the mutant kills — for comparison
+  only, since a finding the original shows too kills there.
 
-Set-up, budget and cancellation errors (LLM failures, unreachable bot...) are no finding: a conversation with
-only those is *inconclusive*. A mutant is killed when one of its conversations has a kill reason; live when
-none has and at least one conversation was conclusive; stillborn mutants (they do not load) are kept apart
-and never counted. Mutation score = killed / (killed + live). Equivalent mutants cannot be told apart from
-live ones automatically; they count as live, as in the thesis before its manual inspection.
-
-The false-alarm rate is the share of conversations on the *unmutated* bot with a kill reason.
-
-Precision and recall of TRACER's functionalities are measured against the ground truth by lexical matching
-(no LLM): every functionality is matched to its best ground-truth item (a module, an input, an FAQ question,
-a menu answer or a menu sequence) by the overlap of their words. Precision = functionalities matched to an
-item no earlier functionality took / all functionalities (unmatched ones are not real, a second one on the
-same item is a duplicate); recall = ground-truth modules and inputs found / all of them (a module is found
-when a functionality matches it or something inside it; an input when a matched functionality has a
-parameter whose name or options fit the slot). Every match is listed in bench.json, to be audited.
+False alarms: conversations on the *unmutated* bot with a finding, per bot, automatic and with oracles, with
+the signatures behind them.
 """
 
 from __future__ import annotations
 
-import re
+import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.bots.definition import (
-    Action,
-    AnswerItem,
-    BotDefinition,
-    Faq,
-    Form,
-    Menu,
-    ModuleItem,
-    SequenceItem,
-)
-from engine.check import CheckReport, Outcome
+from engine.check import CheckReport
 from engine.conversation import ConversationRecord
-from engine.sensei.errors import ERROR_TABLE
-from engine.tracer.model import Functionality, FunctionalModel
-
-KILL_REASONS: tuple[str, ...] = (
-    "crash",
-    "timeout",
-    "loop",
-    "unmet_goal",
-    "missing_output",
-    "wrong_output",
-    "failed_rule",
+from engine.evaluation.findings import (
+    KILL_REASONS,
+    ConversationFindings,
+    Finding,
+    conversation_findings,
+    error_reason,
+    rule_failures,
 )
-_CODE_REASONS = {500: "crash", 502: "crash", 504: "timeout", 1000: "loop", 1003: "loop", 1002: "unmet_goal"}
-_CODE_REASONS[1001] = "missing_output"
-_RULE_REASONS = {"output": "wrong_output", "faq": "failed_rule", "enum": "failed_rule"}
+
+__all__ = [
+    "COUNTINGS",
+    "KILL_REASONS",
+    "ConversationVerdict",
+    "Kill",
+    "MutantOutcome",
+    "error_reason",
+    "false_alarms",
+    "mutant_outcome",
+    "mutation_summary",
+    "scores",
+    "verdicts",
+    "wilson",
+]
+
+Signature = tuple[str, str, int, str]
+AUTOMATIC = frozenset({"automatic"})
+WITH_ORACLES = frozenset({"automatic", "oracle"})
+COUNTINGS: dict[str, tuple[frozenset[str], bool]] = {
+    "automatic": (AUTOMATIC, True),
+    "with_oracles": (WITH_ORACLES, True),
+    "thesis_automatic": (AUTOMATIC, False),
+    "thesis_with_oracles": (WITH_ORACLES, False),
+}
+"""counting → (finding kinds that may kill, differential)."""
+
+
+def wilson(successes: int, total: int, z: float = 1.959964) -> list[float] | None:
+    """The Wilson score interval of successes/total, in percent; None when total is 0."""
+    if total <= 0:
+        return None
+    p = successes / total
+    denominator = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denominator
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
+    return [round(100 * max(0.0, centre - half), 2), round(100 * min(1.0, centre + half), 2)]
+
+
+def _pct(part: int, whole: int) -> float | None:
+    return round(100.0 * part / whole, 2) if whole else None
+
+
+def signature(conversation: ConversationFindings, finding: Finding) -> Signature:
+    return (finding.reason, conversation.profile, conversation.index, finding.detail)
+
+
+def signature_json(sig: Signature) -> list[Any]:
+    return [sig[0], sig[1], sig[2], sig[3]]
+
+
+def _counts(
+    runs: Sequence[Sequence[ConversationFindings]],
+) -> tuple[Counter[Signature], dict[Signature, Finding]]:
+    """How many runs showed each signature (once per run), and the first finding behind each."""
+    counts: Counter[Signature] = Counter()
+    first: dict[Signature, Finding] = {}
+    for run in runs:
+        seen: set[Signature] = set()
+        for conversation in run:
+            if conversation.inconclusive:
+                continue
+            for finding in conversation.findings:
+                sig = signature(conversation, finding)
+                seen.add(sig)
+                first.setdefault(sig, finding)
+        counts.update(seen)
+    return counts, first
+
+
+def _conclusive(runs: Sequence[Sequence[ConversationFindings]]) -> Counter[tuple[str, int]]:
+    """(profile, index) → the runs in which that conversation was conclusive: the baseline a kill needs."""
+    return Counter((c.profile, c.index) for run in runs for c in run if not c.inconclusive)
+
+
+# -- compatibility: one verdict per conversation (the SENSEI quality tests and false-findings benchmark) --------
 
 
 @dataclass
@@ -72,52 +126,56 @@ class ConversationVerdict:
     conclusive: bool
 
 
-def error_reason(code: int) -> str | None:
-    """The kill reason of a conversation error code; None for set-up, budget and cancellation errors."""
-    if code in _CODE_REASONS:
-        return _CODE_REASONS[code]
-    info = ERROR_TABLE.get(code)
-    if info is not None:
-        return "crash" if info.kind == "finding" else None
-    return "crash" if 500 <= code < 600 else None
-
-
-def failed_rules(report: CheckReport) -> dict[str, list[str]]:
-    """conversation id -> names of the rules that failed on it."""
-    out: dict[str, list[str]] = {}
-    for rule in report.rules:
-        for result in rule.results:
-            if result.outcome == Outcome.FAIL:
-                for conversation in result.conversations:
-                    out.setdefault(conversation, []).append(rule.name)
-    return out
-
-
 def verdicts(
     records: Sequence[ConversationRecord], report: CheckReport | None, rule_kinds: dict[str, str]
 ) -> list[ConversationVerdict]:
-    failures = failed_rules(report) if report is not None else {}
+    """Every finding of each conversation, the way the bench flags a false alarm on an original."""
+    failures = rule_failures(report)
     out: list[ConversationVerdict] = []
     for record in records:
-        reasons: set[str] = set()
-        conclusive = True
-        for item in record.errors:
-            reason = error_reason(item.code)
-            if reason is not None:
-                reasons.add(reason)
-            else:
-                conclusive = False
-        rules = sorted(set(failures.get(record.id, [])))
-        reasons |= {_RULE_REASONS.get(rule_kinds.get(rule, ""), "failed_rule") for rule in rules}
-        out.append(
-            ConversationVerdict(
-                record.id,
-                [r for r in KILL_REASONS if r in reasons],
-                rules,
-                conclusive=conclusive or bool(reasons),
-            )
+        found = conversation_findings(record, failures.get(record.id, []), rule_kinds)
+        reasons = list(dict.fromkeys(f.reason for f in found.findings))
+        rules = sorted(
+            {f.detail for f in found.findings if f.reason in ("model_rule", "wrong_output", "failed_rule")}
         )
+        out.append(ConversationVerdict(record.id, reasons, rules, conclusive=not found.inconclusive))
     return out
+
+
+# -- one mutant ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Kill:
+    """A signature the mutant showed, with how often the mutant and the original showed it over the repeats."""
+
+    signature: Signature
+    kind: str
+    mutant_count: int
+    original_count: int
+    evidence: str = ""
+    original_runs: int = 0
+    """Runs in which the original's same conversation was conclusive: without one there is nothing to compare."""
+
+    @property
+    def reason(self) -> str:
+        return self.signature[0]
+
+    @property
+    def differential(self) -> bool:
+        return self.original_count == 0 and self.mutant_count > 0 and self.original_runs > 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "signature": signature_json(self.signature),
+            "reason": self.reason,
+            "kind": self.kind,
+            "mutant_count": self.mutant_count,
+            "original_count": self.original_count,
+            "original_runs": self.original_runs,
+            "kills": self.differential,
+            "evidence": self.evidence,
+        }
 
 
 @dataclass
@@ -125,15 +183,27 @@ class MutantOutcome:
     id: str
     operator: str
     description: str
-    status: str  # killed | live | stillborn | inconclusive
+    status: str  # killed | live | stillborn | inconclusive (differential, with oracles)
+    repeats: int = 0
     conversations: int = 0
+    inconclusive_conversations: int = 0
     killing_conversations: int = 0
+    """Conversations (profile, index) with a differential kill."""
     reasons: dict[str, int] = field(default_factory=dict)
-    """kill reason -> conversations showing it"""
+    """Differential kill reason → conversations showing it."""
     rules: dict[str, int] = field(default_factory=dict)
-    """failed rule -> conversations"""
+    """Failed rule of a differential kill → conversations."""
+    kills: list[Kill] = field(default_factory=list)
+    statuses: dict[str, str] = field(default_factory=dict)
+    """counting (see COUNTINGS) → status."""
+    repeat_kills: dict[str, list[bool]] = field(default_factory=dict)
+    """Differential counting → per repeat, whether that repeat alone showed a killing signature."""
     stillborn_reason: str | None = None
     error: str | None = None
+
+    @property
+    def killed(self) -> bool:
+        return self.status == "killed"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -141,50 +211,167 @@ class MutantOutcome:
             "operator": self.operator,
             "description": self.description,
             "status": self.status,
+            "killed": self.killed,
+            "killed_automatic": self.statuses.get("automatic") == "killed",
+            "thesis_rule": {
+                "automatic": self.statuses.get("thesis_automatic") == "killed",
+                "with_oracles": self.statuses.get("thesis_with_oracles") == "killed",
+            },
+            "statuses": self.statuses,
+            "repeats": self.repeats,
+            "kill_repeats": {name: sum(flags) for name, flags in self.repeat_kills.items()},
             "conversations": self.conversations,
+            "inconclusive_conversations": self.inconclusive_conversations,
             "killing_conversations": self.killing_conversations,
             "reasons": self.reasons,
             "rules": self.rules,
+            "kills": [k.to_json() for k in self.kills],
             "stillborn_reason": self.stillborn_reason,
             "error": self.error,
         }
 
 
+def not_run(mutant_id: str, operator: str, description: str, status: str) -> MutantOutcome:
+    """A stillborn mutant, or one no conversation could run on (inconclusive), under every counting."""
+    return MutantOutcome(mutant_id, operator, description, status, statuses=dict.fromkeys(COUNTINGS, status))
+
+
 def mutant_outcome(
-    mutant_id: str, operator: str, description: str, found: Sequence[ConversationVerdict]
+    mutant_id: str,
+    operator: str,
+    description: str,
+    original: Sequence[Sequence[ConversationFindings]],
+    mutant: Sequence[Sequence[ConversationFindings]],
 ) -> MutantOutcome:
-    reasons: Counter[str] = Counter()
-    rules: Counter[str] = Counter()
-    killing = 0
-    for verdict in found:
-        reasons.update(verdict.reasons)
-        rules.update(verdict.rules)
-        killing += 1 if verdict.reasons else 0
-    if killing:
-        status = "killed"
-    elif any(v.conclusive for v in found):
-        status = "live"
-    else:
-        status = "inconclusive"
+    """Compare the mutant's runs with the original's: which signatures kill, under each counting."""
+    original_counts, _ = _counts(original)
+    baseline = _conclusive(original)
+    mutant_counts, first = _counts(mutant)
+    kills = [
+        Kill(
+            sig,
+            first[sig].kind,
+            count,
+            original_counts.get(sig, 0),
+            first[sig].evidence,
+            baseline.get((sig[1], sig[2]), 0),
+        )
+        for sig, count in mutant_counts.items()
+    ]
+    order = {reason: i for i, reason in enumerate(KILL_REASONS)}
+    kills.sort(key=lambda k: (not k.differential, order.get(k.reason, 99), k.signature[1:]))
+    conclusive = any(not c.inconclusive for run in mutant for c in run)
+    statuses: dict[str, str] = {}
+    for name, (kinds, differential) in COUNTINGS.items():
+        killing = any(k.kind in kinds and (k.differential or not differential) for k in kills)
+        statuses[name] = "killed" if killing else ("live" if conclusive else "inconclusive")
+    repeat_kills: dict[str, list[bool]] = {}
+    for name, (kinds, differential) in COUNTINGS.items():
+        if not differential:
+            continue
+        flags = []
+        for run in mutant:
+            flags.append(
+                any(
+                    f.kind in kinds
+                    and original_counts.get(signature(c, f), 0) == 0
+                    and baseline.get((c.profile, c.index), 0) > 0
+                    for c in run
+                    if not c.inconclusive
+                    for f in c.findings
+                )
+            )
+        repeat_kills[name] = flags
+    differential_kills = [k for k in kills if k.differential]
+    by_reason: dict[str, set[tuple[str, int]]] = {}
+    by_rule: dict[str, set[tuple[str, int]]] = {}
+    for kill in differential_kills:
+        where = (kill.signature[1], kill.signature[2])
+        by_reason.setdefault(kill.reason, set()).add(where)
+        if kill.reason in ("model_rule", "wrong_output", "failed_rule"):
+            by_rule.setdefault(kill.signature[3], set()).add(where)
     return MutantOutcome(
         mutant_id,
         operator,
         description,
-        status,
-        conversations=len(found),
-        killing_conversations=killing,
-        reasons={r: reasons[r] for r in KILL_REASONS if reasons[r]},
-        rules=dict(sorted(rules.items())),
+        statuses["with_oracles"],
+        repeats=len(mutant),
+        conversations=sum(len(run) for run in mutant),
+        inconclusive_conversations=sum(1 for run in mutant for c in run if c.inconclusive),
+        killing_conversations=len({(k.signature[1], k.signature[2]) for k in differential_kills}),
+        reasons={r: len(by_reason[r]) for r in KILL_REASONS if r in by_reason},
+        rules={rule: len(where) for rule, where in sorted(by_rule.items())},
+        kills=kills,
+        statuses=statuses,
+        repeat_kills=repeat_kills,
     )
 
 
+# -- scores -------------------------------------------------------------------------------------------------------
+
+
+def _block(outcomes: Sequence[MutantOutcome], counting: str) -> dict[str, Any]:
+    statuses = [o.statuses.get(counting, o.status) for o in outcomes]
+    killed = statuses.count("killed")
+    live = statuses.count("live")
+    scored = killed + live
+    block: dict[str, Any] = {
+        "selected": len(outcomes),
+        "killed": killed,
+        "live": live,
+        "inconclusive": statuses.count("inconclusive"),
+        "stillborn": statuses.count("stillborn"),
+        "scored": scored,
+        "score": _pct(killed, scored),
+        "ci95": wilson(killed, scored),
+    }
+    if COUNTINGS[counting][1]:
+        scored_outcomes = [o for o in outcomes if o.statuses.get(counting) in ("killed", "live")]
+        repeats = max((len(o.repeat_kills.get(counting, [])) for o in scored_outcomes), default=0)
+        block["per_repeat"] = [
+            _pct(
+                sum(
+                    1
+                    for o in scored_outcomes
+                    if i < len(o.repeat_kills[counting]) and o.repeat_kills[counting][i]
+                ),
+                len(scored_outcomes),
+            )
+            for i in range(repeats)
+        ]
+    return block
+
+
+def _with_breakdowns(
+    outcomes: Mapping[str, Sequence[MutantOutcome]], counting: str, per_bot: bool
+) -> dict[str, Any]:
+    every = [o for items in outcomes.values() for o in items]
+    block = _block(every, counting)
+    if per_bot:
+        block["per_bot"] = {bot: _block(items, counting) for bot, items in outcomes.items()}
+    operators = sorted({o.operator for o in every})
+    block["per_operator"] = {op: _block([o for o in every if o.operator == op], counting) for op in operators}
+    return block
+
+
+def scores(outcomes: Mapping[str, Sequence[MutantOutcome]], *, per_bot: bool = True) -> dict[str, Any]:
+    """`automatic` and `with_oracles` (differential, the headline) and `thesis_rule` (any finding kills)."""
+    return {
+        "automatic": _with_breakdowns(outcomes, "automatic", per_bot),
+        "with_oracles": _with_breakdowns(outcomes, "with_oracles", per_bot),
+        "thesis_rule": {
+            "automatic": _with_breakdowns(outcomes, "thesis_automatic", per_bot),
+            "with_oracles": _with_breakdowns(outcomes, "thesis_with_oracles", per_bot),
+        },
+    }
+
+
 def mutation_summary(outcomes: Iterable[MutantOutcome]) -> dict[str, Any]:
-    """Mutation score, kills per operator and per reason, live and stillborn mutants."""
+    """The differential score with oracles, kills per operator and per reason, live and stillborn mutants."""
     items = list(outcomes)
-    killed = [o for o in items if o.status == "killed"]
-    live = [o for o in items if o.status == "live"]
-    stillborn = [o for o in items if o.status == "stillborn"]
-    inconclusive = [o for o in items if o.status == "inconclusive"]
+    by_status = {
+        s: [o for o in items if o.status == s] for s in ("killed", "live", "stillborn", "inconclusive")
+    }
     per_operator: dict[str, dict[str, int]] = {}
     for o in items:
         row = per_operator.setdefault(
@@ -192,180 +379,77 @@ def mutation_summary(outcomes: Iterable[MutantOutcome]) -> dict[str, Any]:
         )
         row["selected"] += 1
         row[o.status] += 1
-    per_reason = {r: sum(1 for o in killed if r in o.reasons) for r in KILL_REASONS}
-    scored = len(killed) + len(live)
+    per_reason = {r: sum(1 for o in by_status["killed"] if r in o.reasons) for r in KILL_REASONS}
+    scored = len(by_status["killed"]) + len(by_status["live"])
     return {
         "selected": len(items),
-        "killed": len(killed),
-        "live": len(live),
-        "stillborn": len(stillborn),
-        "inconclusive": len(inconclusive),
-        "mutation_score": round(100.0 * len(killed) / scored, 2) if scored else None,
+        "killed": len(by_status["killed"]),
+        "live": len(by_status["live"]),
+        "stillborn": len(by_status["stillborn"]),
+        "inconclusive": len(by_status["inconclusive"]),
+        "mutation_score": _pct(len(by_status["killed"]), scored),
+        "ci95": wilson(len(by_status["killed"]), scored),
         "kills_per_operator": dict(sorted(per_operator.items())),
         "kills_per_reason": {r: n for r, n in per_reason.items() if n},
-        "live_mutants": [{"id": o.id, "description": o.description} for o in live],
-        "stillborn_mutants": [{"id": o.id, "reason": o.stillborn_reason} for o in stillborn],
-        "inconclusive_mutants": [{"id": o.id, "error": o.error} for o in inconclusive],
+        "live_mutants": [{"id": o.id, "description": o.description} for o in by_status["live"]],
+        "stillborn_mutants": [{"id": o.id, "reason": o.stillborn_reason} for o in by_status["stillborn"]],
+        "inconclusive_mutants": [{"id": o.id, "error": o.error} for o in by_status["inconclusive"]],
     }
 
 
-def false_alarms(found: Sequence[ConversationVerdict]) -> dict[str, Any]:
-    flagged = [v for v in found if v.reasons]
-    reasons: Counter[str] = Counter(r for v in flagged for r in v.reasons)
-    rules: Counter[str] = Counter(rule for v in flagged for rule in v.rules)
-    return {
-        "conversations": len(found),
-        "false_alarms": len(flagged),
-        "rate": round(100.0 * len(flagged) / len(found), 2) if found else None,
-        "reasons": {r: reasons[r] for r in KILL_REASONS if reasons[r]},
-        "rules": dict(sorted(rules.items())),
+# -- false alarms -------------------------------------------------------------------------------------------------
+
+
+def false_alarms(runs: Sequence[Sequence[ConversationFindings]]) -> dict[str, Any]:
+    """Findings on the unmutated bot: per counting the conversations flagged, and every signature behind them."""
+    conversations = [c for run in runs for c in run]
+    conclusive = [c for c in conversations if not c.inconclusive]
+    counts, first = _counts(runs)
+    out: dict[str, Any] = {
+        "runs": len(runs),
+        "conversations": len(conclusive),
+        "inconclusive": len(conversations) - len(conclusive),
+        # Conversations given an out-of-range value whose missing output or unmet goal was expected, not counted.
+        "out_of_range_excused": sum(
+            1 for c in conclusive if any(n.startswith("out-of-range") for n in c.notes)
+        ),
     }
-
-
-# ------------------------------------------------------------------------------------ precision and recall
-
-_STOP_WORDS = """a an the and or of to for in on at is are be by with your you my me i we our it this that do
-does what which how can please want would like about ask asks user users chatbot bot provide provides get give
-gives handle handles step information info"""
-_STOP = frozenset(_STOP_WORDS.split())
-MATCH_THRESHOLD = 0.34
-
-
-def words(text: str) -> set[str]:
-    out = set()
-    for raw in re.findall(r"[a-z0-9áéíóúñü]+", text.lower().replace("_", " ")):
-        if raw in _STOP or len(raw) < 2:
-            continue
-        out.add(raw[:-1] if len(raw) > 3 and raw.endswith("s") else raw)
-    return out
-
-
-@dataclass(frozen=True)
-class TruthItem:
-    kind: str  # module | input | question | answer | sequence
-    key: str
-    module: str
-    words: frozenset[str]
-    name_words: frozenset[str]
-    values: frozenset[str] = frozenset()
-
-
-def truth_items(bot: BotDefinition) -> list[TruthItem]:
-    items: list[TruthItem] = []
-
-    def add(kind: str, key: str, module: str, name: str, *texts: str, values: Iterable[str] = ()) -> None:
-        name_words = words(name)
-        all_words = set(name_words)
-        for text in texts:
-            all_words |= words(text)
-        items.append(
-            TruthItem(kind, key, module, frozenset(all_words), frozenset(name_words), frozenset(values))
-        )
-
-    for name, module in bot.modules.items():
-        if isinstance(module, Menu):
-            add("module", name, name, name, module.presentation or "")
-            for item in module.items:
-                if isinstance(item, AnswerItem):
-                    add("answer", f"{name}/{item.title}", name, item.title, *item.triggers)
-                elif isinstance(item, SequenceItem):
-                    add("sequence", f"{name}/{item.title}", name, item.title, *item.triggers)
-                elif isinstance(item, ModuleItem):
-                    pass
-        elif isinstance(module, Form | Action):
-            add("module", name, name, name, module.description or "")
-            slots = module.slots if isinstance(module, Form) else tuple(bot.slot(n) for n in module.uses)
-            for slot in slots:
-                add(
-                    "input",
-                    f"{name}.{slot.name}",
-                    name,
-                    slot.name,
-                    slot.label or "",
-                    slot.prompt,
-                    values=[v.name.lower() for v in slot.values],
+    for name, kinds in (("automatic", AUTOMATIC), ("with_oracles", WITH_ORACLES)):
+        flagged = sum(1 for c in conclusive if c.of(kinds))
+        out[name] = {
+            "flagged": flagged,
+            "rate": _pct(flagged, len(conclusive)),
+            "ci95": wilson(flagged, len(conclusive)),
+        }
+    with_findings = [c for c in conclusive if c.findings]
+    reasons: Counter[str] = Counter(r for c in with_findings for r in {f.reason for f in c.findings})
+    rules: Counter[str] = Counter(
+        rule
+        for c in with_findings
+        for rule in {
+            f.detail for f in c.findings if f.reason in ("model_rule", "wrong_output", "failed_rule")
+        }
+    )
+    order = {reason: i for i, reason in enumerate(KILL_REASONS)}
+    out.update(
+        {
+            # With oracles: the figures the earlier bench.json had under these names.
+            "false_alarms": out["with_oracles"]["flagged"],
+            "rate": out["with_oracles"]["rate"],
+            "reasons": {r: reasons[r] for r in KILL_REASONS if reasons[r]},
+            "rules": dict(sorted(rules.items())),
+            "signatures": [
+                {
+                    "signature": signature_json(sig),
+                    "reason": sig[0],
+                    "kind": first[sig].kind,
+                    "count": count,
+                    "evidence": first[sig].evidence,
+                }
+                for sig, count in sorted(
+                    counts.items(), key=lambda item: (order.get(item[0][0], 99), item[0][1:])
                 )
-        elif isinstance(module, Faq):
-            add("module", name, name, name, module.description or "")
-            for q in module.questions:
-                add("question", f"{name}/{q.id}", name, q.id, q.question, *q.paraphrases)
-        else:
-            add("module", name, name, name)
-    return items
-
-
-def _score(functionality: Functionality, item: TruthItem) -> float:
-    name = words(functionality.name)
-    text = name | words(functionality.description)
-    if not text:
-        return 0.0
-    if name and name == item.name_words:
-        return 1.0
-    overlap = len(text & item.words)
-    name_overlap = len(name & item.name_words)
-    return (overlap + 2 * name_overlap) / (len(text) + 2 * max(len(name), 1))
-
-
-def _parameter_fits(parameters: Sequence[Any], item: TruthItem) -> bool:
-    for parameter in parameters:
-        if words(parameter.name) & item.name_words:
-            return True
-        options = {o.lower() for o in parameter.options}
-        if item.values and len(options & item.values) >= max(1, len(item.values) // 2):
-            return True
-    return False
-
-
-def precision_recall(model: FunctionalModel, bot: BotDefinition) -> dict[str, Any]:
-    items = truth_items(bot)
-    taken: set[str] = set()
-    matches: list[dict[str, Any]] = []
-    true_positives = 0
-    found_modules: set[str] = set()
-    found_inputs: set[str] = set()
-    for functionality in model.functionalities:
-        scored = sorted(
-            ((_score(functionality, item), i, item) for i, item in enumerate(items)),
-            key=lambda t: (-t[0], t[1]),
-        )
-        best_score, _, best = scored[0] if scored else (0.0, 0, None)
-        verdict = "not_real"
-        if best is not None and best_score >= MATCH_THRESHOLD:
-            verdict = "duplicate" if best.key in taken else "real"
-            taken.add(best.key)
-            found_modules.add(best.module)
-            if best.kind == "input":
-                found_inputs.add(best.key)
-            for item in items:
-                fits = item.kind == "input" and item.module == best.module
-                if fits and _parameter_fits(functionality.parameters, item):
-                    found_inputs.add(item.key)
-        if verdict == "real":
-            true_positives += 1
-        matches.append(
-            {
-                "functionality": functionality.name,
-                "match": best.key if best is not None and verdict != "not_real" else None,
-                "kind": best.kind if best is not None and verdict != "not_real" else None,
-                "score": round(best_score, 3),
-                "verdict": verdict,
-            }
-        )
-    modules = [i.key for i in items if i.kind == "module"]
-    inputs = [i.key for i in items if i.kind == "input"]
-    total = len(model.functionalities)
-    recall_modules = len(found_modules & set(modules))
-    recall_inputs = len(found_inputs & set(inputs))
-    denominator = len(modules) + len(inputs)
-    return {
-        "functionalities": total,
-        "true_positives": true_positives,
-        "false_positives": total - true_positives,
-        "precision": round(100.0 * true_positives / total, 2) if total else None,
-        "recall": round(100.0 * (recall_modules + recall_inputs) / denominator, 2) if denominator else None,
-        "recall_modules": [recall_modules, len(modules)],
-        "recall_inputs": [recall_inputs, len(inputs)],
-        "missed_modules": sorted(set(modules) - found_modules),
-        "missed_inputs": sorted(set(inputs) - found_inputs),
-        "matches": matches,
-    }
+            ],
+        }
+    )
+    return out

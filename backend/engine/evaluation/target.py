@@ -4,6 +4,11 @@ Like `engine.bots.connector.BotConnector` (the `demo` technology) but built from
 serves originals, generated mutants and mutants a caller made (the bench test's deliberately equivalent one)
 alike, and it keeps the `CoverageLog` of every conversation it opens in a shared `CoverageLogs`. A bot crash
 becomes a `ChatbotHTTPError` with status 500, as the same bot served over HTTP would answer.
+
+The bot's own pseudo-random values (order numbers) are seeded by its conversation id; every conversation here
+gets the same seed id, so that a conversation on a mutant and the same conversation on the original see the
+same order numbers and stay paired turn by turn (an order number the simulated user reads differently would
+otherwise send the two conversations apart). The coverage logs keep distinct ids.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from engine.bots.definition import BotDefinition
 from engine.bots.runtime import BotCrash, BotRuntime, Reply
 from engine.connectors.base import BotReply, Button, Connector
 from engine.connectors.errors import ChatbotHTTPError
+
+SEED_ID = "bench"
+"""The conversation id every bot runtime of the bench is seeded with (see the module's docstring)."""
 
 
 class CoverageLogs:
@@ -56,7 +64,8 @@ class CoveredBot(Connector):
         self._greeting: BotReply | None = None
 
     def new_conversation(self) -> None:
-        runtime = BotRuntime(self.definition, conversation_id=self.logs.new_id(self.label), today=self.today)
+        runtime = BotRuntime(self.definition, conversation_id=SEED_ID, today=self.today)
+        runtime.coverage.conversation_id = self.logs.new_id(self.label)
         self.logs.add(runtime.coverage)
         self._runtime = runtime
         opening = runtime.start()

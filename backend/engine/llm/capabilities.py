@@ -52,6 +52,9 @@ class Family:
     structured: tuple[StructuredMethod, ...]  # structured-output methods, best first
     seed: bool
     system_role: SystemRole = "system"
+    # JSON mode carries the schema too (`{"type": "json_object", "schema": …}`): llama.cpp's servers constrain
+    # the answer to it; OpenAI and Gemini refuse unknown keys, so only local servers get it.
+    json_object_schema: bool = False
 
 
 _ALL_METHODS = STRUCTURED_METHODS
@@ -132,6 +135,7 @@ LOCAL = Family(
     reasoning_effort=None,
     structured=_ALL_METHODS,
     seed=True,
+    json_object_schema=True,
 )
 FAMILIES: tuple[Family, ...] = (
     OPENAI_REASONING,
@@ -284,7 +288,7 @@ _REFUSAL_WORDS = re.compile(
     r"unsupported|not supported|does not support|doesn't support|not available|unrecognized|unrecognised|"
     r"unknown (parameter|field|argument|name)|cannot find field|extra (inputs|fields) (are|is) not permitted|"
     r"not allowed|only the default|invalid parameter|is not a valid|must be|use '?max_completion_tokens'? instead|"
-    r"use '?max_tokens'? instead"
+    r"use '?max_tokens'? instead|input should be|literal_error"
 )
 _NOT_A_PARAMETER_PROBLEM = (
     "context_length_exceeded",
@@ -313,11 +317,18 @@ def error_messages(body: Any) -> tuple[str, str | None, str | None]:
     return (str(body) if body else ""), None, None
 
 
+_VALIDATION_AS_SERVER_ERROR = re.compile(r"validation error|literal_error|input should be")
+
+
 def read_refusal(status: int, body: Any, payload: Mapping[str, Any]) -> Refusal | None:
-    """The request field a 400/422 answer refuses, if it names one Parley sent and could leave out or change."""
-    if status not in (400, 422):
-        return None
+    """The request field a 400/422 answer refuses, if it names one Parley sent and could leave out or change.
+    A 5xx counts too when its body is a request-validation message: llama-cpp-python answers a response format
+    it does not know with HTTP 500 and pydantic's "Input should be 'text' or 'json_object'"."""
     message, param, code = error_messages(body)
+    if status not in (400, 422) and not (
+        status >= 500 and _VALIDATION_AS_SERVER_ERROR.search(message.lower())
+    ):
+        return None
     if code in _NOT_A_PARAMETER_PROBLEM:
         return None
     lowered = message.lower()
@@ -328,7 +339,13 @@ def read_refusal(status: int, body: Any, payload: Mapping[str, Any]) -> Refusal 
     if found is None or found == "method:response_format":
         # The message may be more precise than the param ("'response_format' of type 'json_schema'…").
         found = _field_named(lowered, payload) or found
-    return Refusal(found, message or f"HTTP {status}") if found is not None else None
+    return Refusal(found, _without_traceback(message) or f"HTTP {status}") if found is not None else None
+
+
+def _without_traceback(message: str) -> str:
+    """The provider's message without the server's own stack lines (llama-cpp-python appends them)."""
+    lines = [line for line in message.splitlines() if not line.strip().startswith(("File ", "POST ", "GET "))]
+    return "\n".join(lines).strip()
 
 
 def _field_named(text: str, payload: Mapping[str, Any]) -> str | None:

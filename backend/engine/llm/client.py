@@ -51,6 +51,7 @@ from engine.llm.retry import (
     RetryPolicy,
     attempts_of,
     call_with_retries,
+    is_validation_refusal,
     rate_window_wait,
     response_body,
     to_llm_error,
@@ -101,6 +102,14 @@ def _fold_system(messages: list[Message]) -> list[Message]:
             rest[index] = user(f"{instructions}\n\n{message.content}")
             return rest
     return [user(instructions), *rest]
+
+
+def _refused(exc: Exception) -> bool:
+    """The server refused this request's shape (a 400/422, or a validation error sent as a 5xx): something
+    Parley may adapt to, as opposed to an outage or a rate limit."""
+    return isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError) or is_validation_refusal(
+        exc
+    )
 
 
 def _blocked(completion: Completion) -> str | None:
@@ -310,7 +319,9 @@ class LLMClient:
         extra: dict[str, Any] = {}
         if request.schema is not None and plan.method is not None:
             messages = so.with_schema_instruction(messages, request.schema, plan.method)
-            extra = so.request_kwargs(request.schema, tag, plan.method)
+            extra = so.request_kwargs(
+                request.schema, tag, plan.method, schema_in_json_object=self.family.json_object_schema
+            )
         if plan.system_role == "user":
             messages = _fold_system(messages)
         payload = {
@@ -433,7 +444,7 @@ class LLMClient:
                 signature = _signature(payload, plan.method)
 
                 def failed(exc: Exception, probe: Probe = probe) -> None:
-                    if not isinstance(exc, openai.BadRequestError | openai.UnprocessableEntityError):
+                    if not _refused(exc):
                         probe.release()  # an outage or a rate limit says nothing about the parameters
 
                 def send(body: dict[str, Any] = payload) -> Completion:
@@ -453,7 +464,9 @@ class LLMClient:
                         timeout_s=self.config.timeout_s,
                         on_failure=failed,
                     )
-                except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                except openai.APIStatusError as exc:
+                    if not _refused(exc):
+                        raise
                     # Not adaptable, unless another call learned this refusal meanwhile (the plan differs now).
                     if (
                         not self._adapt(exc, payload, plan)

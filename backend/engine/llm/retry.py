@@ -3,7 +3,13 @@
 Retried: 429 (waiting what `Retry-After` — or Gemini's `RetryInfo.retryDelay` — asks), 5xx, timeouts, broken
 connections and unreadable responses, with exponential back-off and jitter, bounded by a number of attempts and
 by total time (a wait that would overrun the total is not started). Never retried: a rejected key (401/403), a
-refused request (400/404/422), and an address the egress guard refused — the same request would fail the same way.
+refused request (400/404/422), an address the egress guard refused — the same request would fail the same way —
+and a refusal dressed as a server error: a 5xx whose body is a request-validation message (llama-cpp-python
+answers a `response_format` it does not know with HTTP 500 and pydantic's "1 validation error … Input should
+be 'text' or 'json_object'"), or a 500 that repeats the body of the attempt before it word for word.
+502/503/504, answers with `Retry-After` and a provider's stock text for passing trouble (OpenAI's
+`server_error`, Gemini's `INTERNAL`, "please retry") keep their retries: they repeat one page while they
+recover.
 The SDK's own retries are off (`max_retries=0`) so there is exactly one retry loop, and it reports to the run's
 circuit breaker and rate-limit pause (`engine.llm.breaker`): every failed attempt that looks like an outage
 counts towards the breaker, and a 429 makes every call of the run to that provider wait, not just this one.
@@ -15,6 +21,7 @@ import email.utils
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -137,10 +144,64 @@ def is_malformed_response(exc: BaseException) -> bool:
     )
 
 
+_VALIDATION = re.compile(
+    r"validation error|literal_error|input should be|extra (inputs|fields) (are|is) not permitted|"
+    r"field required|unsupported_(value|parameter)|unrecognized request argument|is not supported",
+    re.IGNORECASE,
+)
+_GATEWAY_STATUSES = (502, 503, 504)
+
+
+def error_text(exc: openai.APIStatusError) -> str:
+    """The error body's message (or the whole body), for comparing and matching."""
+    body = response_body(exc)
+    return error_messages(body)[0] or (json.dumps(body, default=str) if body is not None else "")
+
+
+def is_validation_refusal(exc: BaseException) -> bool:
+    """A server error that is really the server refusing the request's shape: retrying sends the same shape."""
+    return (
+        isinstance(exc, openai.APIStatusError)
+        and exc.status_code >= 500
+        and bool(_VALIDATION.search(error_text(exc)))
+    )
+
+
+_TRANSIENT_KINDS = frozenset({"server_error", "api_error", "overloaded_error", "internal", "unavailable"})
+_TRANSIENT_WORDS = re.compile(r"retry|try again|overloaded|temporar|busy|capacity", re.IGNORECASE)
+
+
+def _generic(exc: openai.APIStatusError) -> bool:
+    """The provider's stock text for its own passing trouble (OpenAI's "The server had an error while processing
+    your request", `type: server_error`; Gemini's `INTERNAL`): the same words every time, and worth a retry."""
+    body = response_body(exc)
+    inner = body[0] if isinstance(body, list) and body else body
+    inner = inner.get("error", inner) if isinstance(inner, Mapping) else None
+    kinds = (
+        {str(inner.get(key, "")).lower() for key in ("type", "status", "code")}
+        if isinstance(inner, Mapping)
+        else set()
+    )
+    return bool(kinds & _TRANSIENT_KINDS) or bool(_TRANSIENT_WORDS.search(error_text(exc)))
+
+
+def _repeats(exc: BaseException, previous: str | None) -> bool:
+    """The same refusal as the attempt before: a server that answers one request the same way twice will a
+    third time. Not for 429/408/409, gateway statuses, answers that ask to wait or a provider's stock text for
+    passing trouble (see the module docstring)."""
+    if previous is None or not isinstance(exc, openai.APIStatusError):
+        return False
+    if exc.status_code in (408, 409, 429, *_GATEWAY_STATUSES) or retry_after_of(exc) is not None:
+        return False
+    return error_text(exc) == previous and not _generic(exc)
+
+
 def is_retryable(exc: BaseException) -> bool:
     if egress_denial(exc) is not None:
         return False
     if isinstance(exc, openai.APIStatusError):
+        if is_validation_refusal(exc):
+            return False
         return exc.status_code in (408, 409, 429) or exc.status_code >= 500
     return isinstance(exc, openai.APIConnectionError | httpx.TransportError) or is_malformed_response(exc)
 
@@ -189,6 +250,7 @@ def call_with_retries(
     breaker = breaker or CircuitBreaker(describe, threshold=10**9)
     started = time.monotonic()
     attempt = 0
+    previous: str | None = None  # the error body of the attempt before, if it failed with one
     while True:
         attempt += 1
         try:
@@ -200,14 +262,17 @@ def call_with_retries(
             if isinstance(exc, LLMError):  # the breaker opened: nothing to retry
                 exc.add_note(f"parley-attempts={attempt}")
                 raise
-            if is_outage(exc):
+            if is_outage(exc) and not _repeats(exc, previous):
                 breaker.record_failure(outage_detail(exc, redact, timeout_s))
             if on_failure is not None:
                 on_failure(exc)
             asked = retry_after_of(exc)
             wait = asked if asked is not None else policy.backoff(attempt)
+            repeated = _repeats(exc, previous)
+            previous = error_text(exc) if isinstance(exc, openai.APIStatusError) else None
             if (
                 not is_retryable(exc)
+                or repeated
                 or attempt >= policy.max_attempts
                 or time.monotonic() - started + wait > policy.max_total_s
             ):
@@ -278,6 +343,11 @@ def to_llm_error(
             f"{provider_name} does not offer the model {model!r} (HTTP 404): {_detail(exc, redact)}"
         )
     if isinstance(exc, openai.APIStatusError):
+        if is_validation_refusal(exc):
+            return LLMRequestError(
+                f"{provider_name} refused the request (HTTP {exc.status_code}, a validation error): "
+                f"{_detail(exc, redact)}"
+            )
         if exc.status_code >= 500 or exc.status_code in (408, 409):
             return LLMUnavailableError(
                 f"{provider_name} failed{after} (HTTP {exc.status_code}): {_detail(exc, redact)}. "

@@ -4,7 +4,8 @@ tolerantly but validating it strictly.
 Four ways to ask, best first (`capabilities.Family.structured`; a refused one is learned per run):
 - `json_schema`: a JSON-schema response format;
 - `tool_calling`: one forced tool call whose parameters are the schema;
-- `json_object`: JSON mode, with the schema in the instructions;
+- `json_object`: JSON mode, with the schema in the instructions (and, for local servers, also beside the type:
+  llama.cpp's servers constrain the answer to `{"type": "json_object", "schema": …}`; others ignore the key);
 - `instructions`: the schema in the instructions only (servers and models with no JSON mode at all).
 The schema is named after the caller tag. Whatever the way, the answer is read tolerantly — a Markdown code fence,
 prose around the JSON, trailing commas, keys in another casing ("Answered", "isFallback") — and then validated by
@@ -45,7 +46,9 @@ def _description(schema: type[BaseModel], tag: str) -> str:
     return (schema.__doc__ or "").strip() or f"The answer for {tag}."
 
 
-def request_kwargs(schema: type[BaseModel], tag: str, method: Method) -> dict[str, Any]:
+def request_kwargs(
+    schema: type[BaseModel], tag: str, method: Method, *, schema_in_json_object: bool = False
+) -> dict[str, Any]:
     """The extra chat-completions fields that ask for `schema` (none for the instructions-only way)."""
     name = schema_name(tag)
     parameters = schema.model_json_schema()
@@ -61,6 +64,8 @@ def request_kwargs(schema: type[BaseModel], tag: str, method: Method) -> dict[st
             "tool_choice": {"type": "function", "function": {"name": name}},
         }
     if method == "json_object":
+        if schema_in_json_object:
+            return {"response_format": {"type": "json_object", "schema": parameters}}
         return {"response_format": {"type": "json_object"}}
     return {}
 

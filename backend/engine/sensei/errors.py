@@ -128,6 +128,14 @@ ERROR_TABLE: dict[int, ErrorInfo] = {
             "setup",
         ),
         ErrorInfo(
+            3002,
+            "user_left_role",
+            "Simulated user left its role",
+            "the LLM playing the user spoke for the chatbot, recited its instructions or wrote nothing, and the "
+            "turn written again was no better",
+            "setup",
+        ),
+        ErrorInfo(
             4000, "cancelled", "Cancelled", "the run was cancelled during this conversation", "cancelled"
         ),
     )

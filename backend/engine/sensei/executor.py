@@ -16,6 +16,9 @@ Each finished conversation goes to `sink(record)` at once, from the worker threa
 need not be thread-safe): the platform's worker stores it, the CLI writes a file. A connector failure ends only
 that conversation; a failing sink stops the run (records would be lost) and is re-raised. `cancel` stops new
 conversations from starting and ends running ones between turns (error 4000, still sunk).
+
+The summary counts verdicts (passed, failed, inconclusive, with the reasons of the last two) and simulator
+slips; `ok` means no conversation `failed` — inconclusive ones are shown apart, never as chatbot failures.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from engine.sensei.simulator import (
     SpendTracker,
     simulated_user_model,
 )
+from engine.sensei.verdicts import judge, reason_code
 
 ConnectorFactory = Callable[[], Connector]
 Sink = Callable[[ConversationRecord], None]
@@ -85,6 +89,14 @@ class RunSummary:
     conversations: int = 0
     with_errors: int = 0
     skipped: int = 0
+    # Verdicts (engine.sensei.verdicts): only `failed` is a chatbot failure; inconclusive ones say why.
+    passed: int = 0
+    failed: int = 0
+    inconclusive: int = 0
+    failed_reasons: dict[str, int] = field(default_factory=dict)
+    inconclusive_reasons: dict[str, int] = field(default_factory=dict)
+    simulator_slips: int = 0  # times the user LLM left its role (cut, or written again), over the run
+    slips_by_kind: dict[str, int] = field(default_factory=dict)
     errors_by_code: dict[int, int] = field(default_factory=dict)
     by_profile: dict[str, dict[str, Any]] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
@@ -93,7 +105,19 @@ class RunSummary:
 
     @property
     def ok(self) -> bool:
-        return self.with_errors == 0 and self.skipped == 0
+        """No chatbot failure and nothing skipped; inconclusive conversations do not count against it."""
+        return self.failed == 0 and self.skipped == 0
+
+    def add_verdict(self, record: ConversationRecord) -> None:
+        verdict, reason = record.verdict or "inconclusive", reason_code(record.verdict_reason)
+        setattr(self, verdict, getattr(self, verdict) + 1)
+        reasons = {"failed": self.failed_reasons, "inconclusive": self.inconclusive_reasons}.get(verdict)
+        if reasons is not None:
+            reasons[reason] = reasons.get(reason, 0) + 1
+        for slip in record.settings.get("simulator_slips") or []:
+            self.simulator_slips += 1
+            kind = str(slip.get("kind", "unknown")) if isinstance(slip, dict) else "unknown"
+            self.slips_by_kind[kind] = self.slips_by_kind.get(kind, 0) + 1
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -103,6 +127,11 @@ class RunSummary:
             "conversations": self.conversations,
             "with_errors": self.with_errors,
             "skipped": self.skipped,
+            "verdicts": {"passed": self.passed, "failed": self.failed, "inconclusive": self.inconclusive},
+            "failed_reasons": dict(sorted(self.failed_reasons.items())),
+            "inconclusive_reasons": dict(sorted(self.inconclusive_reasons.items())),
+            "simulator_slips": self.simulator_slips,
+            "simulator_slips_by_kind": dict(sorted(self.slips_by_kind.items())),
             "cancelled": self.cancelled,
             "duration_s": round(self.duration_s, 3),
             "errors": [
@@ -201,9 +230,19 @@ class _SerialSink:
             summary = self.summary
             summary.conversations += 1
             profile = summary.by_profile.setdefault(
-                record.profile, {"conversations": 0, "with_errors": 0, "cost_usd": 0.0}
+                record.profile,
+                {
+                    "conversations": 0,
+                    "with_errors": 0,
+                    "passed": 0,
+                    "failed": 0,
+                    "inconclusive": 0,
+                    "cost_usd": 0.0,
+                },
             )
             profile["conversations"] += 1
+            summary.add_verdict(record)
+            profile[record.verdict or "inconclusive"] += 1
             profile["cost_usd"] = round(profile["cost_usd"] + (record.usage.cost_usd or 0.0), 8)
             if record.errors:
                 summary.with_errors += 1
@@ -258,6 +297,7 @@ def run_profiles(
     any_memory: dict[str, list[str]] | None = None,
     done: Collection[tuple[str, int]] = (),
     user_model: str | None = None,
+    replan: Callable[[Profile, Plan], Plan] | None = None,
 ) -> RunSummary:
     """Plan and run every conversation of `profiles`; each finished record goes to `sink` immediately.
 
@@ -266,7 +306,8 @@ def run_profiles(
     by an earlier attempt and receives the new ones (`remembering_resolver`); `done` holds (profile key, index)
     pairs to skip.
     `user_model` overrides every profile's `llm.model` (D6); plans are priced with the model that will play
-    the user."""
+    the user. `replan`, when given, may change each profile's plan before it runs (`engine.regression.Repeats`
+    runs every conversation k times)."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     reporter = reporter or RunReporter()
@@ -296,6 +337,8 @@ def run_profiles(
                 model=simulated_user_model(profile, override=user_model, default=llm.model),
                 prices=llm.prices,
             )
+        if replan is not None:
+            planned = replan(profile, planned)
         reporter.profile_planned(profile, planned)
         plans.append((profile, planned))
     skip = set(done)
@@ -385,7 +428,7 @@ def _run_one(
     try:
         connector = connector_factory()
     except Exception as exc:  # noqa: BLE001 - a connector that cannot even be built fails this conversation only
-        return ConversationRecord(
+        record = ConversationRecord(
             id=conversation_id,
             profile=profile.name,
             index=planned.index,
@@ -398,6 +441,7 @@ def _run_one(
             started_at=datetime.now(UTC),
             duration_s=0.0,
         )
+        return judge(record)
     try:
         return simulator.run(
             profile,

@@ -1,24 +1,55 @@
-"""Output extraction: one structured LLM call per conversation returns every declared output, typed.
+"""Output extraction: one structured LLM call per conversation returns every declared output, typed, with the
+chatbot turn and the words that state it; a value no chatbot turn states is not reported as found.
 
 The answer schema is built from the profile: one nullable field per output (the output's name is the JSON
-key), typed as declared — string, int, float, bool, money `{amount, currency}`, date / time / datetime as ISO
-strings, `list[T]`, enums as a closed set, custom types as text that must match the type's regular expression
-(or an object of its components). The prompt states the conversation's date, and relative dates the model
-still returns ("tomorrow", "next friday") are resolved here against that date. Values that do not fit their
-type after normalisation become None, with a note saying why, so rules never see half-typed data.
+key) holding `{value, turn, quote}`, the value typed as declared — string, int, float, bool, money `{amount,
+currency}`, date / time / datetime as ISO strings, `list[T]`, enums as a closed set, custom types as text that
+must match the type's regular expression (or an object of its components). A bare value where the object was
+asked for is read as the value (models forget the wrapper). The prompt states the conversation's date, and
+relative dates the model still returns ("tomorrow", "next friday") are resolved here against that date. Values
+that do not fit their type after normalisation become None, with a note saying why, so rules never see
+half-typed data.
+
+Evidence (`engine.sensei.evidence`): every value is checked against the chatbot's turns — numbers, money,
+dates, times and enum values after normalising, text by its words. One more call asks for the chatbot's exact
+words for the values no turn states — and for the outputs it found nothing for although a chatbot sentence
+states a value of their type (an amount, a date, a time, a number) — in one more call. What still has no
+support is None: `no_evidence` for a value no chatbot turn states, `doubtful` for an output the extractor did
+not find although that sentence may state it (the record keeps the sentence). The record keeps, per output,
+the turn and quote (`OutputEvidence`) or why it is None: also `not_stated` (the extractor found nothing, and
+nothing of its type was said), `invalid` (did not fit its type), `not_extracted` (the conversation ended
+before).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Any, Literal, cast
+from typing import Annotated, Any, Literal, cast
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    create_model,
+)
 
+from engine.conversation import OutputEvidence, Turn
+from engine.llm import LLMClient, LLMError, user
+from engine.sensei.evidence import Evidence, candidate, support
 from engine.sensei.profile import Output, OutputType, Profile, TypeDef
-from engine.sensei.prompts import EXTRACT
+from engine.sensei.prompts import EXTRACT, EXTRACT_QUOTES
 from engine.sensei.types import PatternError, PatternTimeout, fullmatch
+
+TAG_EXTRACT = "sensei.extract"
+TAG_EXTRACT_QUOTES = "sensei.extract_quotes"
+_EVIDENCE_KEYS = frozenset({"value", "turn", "quote"})
 
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "us$": "USD"}
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -87,13 +118,66 @@ def _hint(output_type: OutputType, profile: Profile) -> str:
     return ""
 
 
-def answer_schema(profile: Profile) -> type[BaseModel]:
-    """The structured answer for all outputs of `profile` (field names are internal, JSON keys are the names)."""
+def _wrap_bare(raw: Any) -> Any:
+    """A bare value where `{value, turn, quote}` was asked for is the value."""
+    if raw is None or (isinstance(raw, dict) and _EVIDENCE_KEYS & raw.keys()):
+        return raw
+    return {"value": raw}
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """A JSON schema with its local `$ref`s replaced by what they point to (it is nested in another schema)."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+            return _inline(defs[ref[8:]], defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k != "$defs"}
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    return node
+
+
+def _schema_of(python_type: Any, description: str) -> dict[str, Any]:
+    schema = TypeAdapter(python_type | None).json_schema()
+    inlined = _inline(schema, schema.get("$defs", {}))
+    return {**inlined, "description": description}
+
+
+def _found_model(output: Output, index: int, profile: Profile) -> Any:
+    """`{value, turn, quote}` for one output. The request carries the value's typed schema (so a server that
+    constrains answers to it does), but any JSON is accepted here and typed per output by `read_found`: one
+    malformed value costs that output, never the conversation's extraction."""
+    python_type = _python_type(output.type, profile, output.name)
+    description = f"{output.description} {_hint(output.type, profile)}".strip()
+    nullable_int = WithJsonSchema({"anyOf": [{"type": "integer"}, {"type": "null"}]})
+    nullable_str = WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "null"}]})
+    fields: dict[str, Any] = {
+        "value": (Annotated[Any, WithJsonSchema(_schema_of(python_type, description))], None),
+        "turn": (
+            Annotated[Any, nullable_int],
+            Field(None, description="The [turn N] number of the chatbot message that states it."),
+        ),
+        "quote": (
+            Annotated[Any, nullable_str],
+            Field(None, description="The chatbot's exact words that state it (one sentence)."),
+        ),
+    }
+    model = create_model(
+        f"found_{index}",
+        __doc__=f"{output.name}: its value, the number of the chatbot's turn that states it, and its words.",
+        **fields,
+    )
+    return Annotated[model | None, BeforeValidator(_wrap_bare)]
+
+
+def answer_schema(profile: Profile, only: Sequence[str] | None = None) -> type[BaseModel]:
+    """The structured answer for the outputs of `profile` (all, or the names in `only`); field names are
+    internal, JSON keys are the output names."""
     fields: dict[str, Any] = {}
     for index, output in enumerate(profile.chatbot.outputs):
-        python_type = _python_type(output.type, profile, output.name)
-        description = f"{output.description} {_hint(output.type, profile)}".strip()
-        fields[f"out_{index}"] = (python_type | None, Field(None, alias=output.name, description=description))
+        if only is not None and output.name not in only:
+            continue
+        fields[f"out_{index}"] = (_found_model(output, index, profile), Field(None, alias=output.name))
     model = create_model(
         "sensei_outputs",
         __config__=ConfigDict(populate_by_name=True, extra="ignore"),
@@ -103,27 +187,229 @@ def answer_schema(profile: Profile) -> type[BaseModel]:
     return cast(type[BaseModel], model)
 
 
-def extraction_prompt(profile: Profile, transcript: str, today: date) -> str:
-    fields = "\n".join(
+_USER_CHARS = 400  # the user's side is context only: outputs come from the chatbot's words
+
+
+def numbered_transcript(turns: Sequence[Turn]) -> str:
+    """The conversation with every turn numbered as the record indexes it, so answers can name the turn; a long
+    user message is shortened (a rambling simulated user would only cost prompt tokens)."""
+    lines = []
+    for index, turn in enumerate(turns):
+        speaker = "User" if turn.role == "user" else "Chatbot"
+        text = turn.text or "(no text)"
+        if turn.role == "user" and len(text) > _USER_CHARS:
+            text = text[:_USER_CHARS].rstrip() + " …"
+        if turn.buttons:
+            text += " [buttons: " + " | ".join(b.label for b in turn.buttons) + "]"
+        lines.append(f"[turn {index}] {speaker}: {text}")
+    return "\n".join(lines)
+
+
+def _fields(profile: Profile, only: Sequence[str] | None = None) -> str:
+    return "\n".join(
         f"- {o.name} ({o.type.label()}): {o.description} {_hint(o.type, profile)}".rstrip()
         for o in profile.chatbot.outputs
+        if only is None or o.name in only
     )
+
+
+def extraction_prompt(profile: Profile, transcript: str, today: date) -> str:
     return EXTRACT.fill(
-        today=today.isoformat(), weekday=today.strftime("%A"), fields=fields, transcript=transcript
+        today=today.isoformat(), weekday=today.strftime("%A"), fields=_fields(profile), transcript=transcript
     )
+
+
+@dataclass
+class Found:
+    """One output as the extractor gave it: the typed value, the turn and quote it named, a note if dropped."""
+
+    value: Any = None
+    turn: int | None = None
+    quote: str | None = None
+    note: str | None = None
+
+
+def read_found(profile: Profile, answer: BaseModel, today: date) -> dict[str, Found]:
+    """Every output of `answer` (the outputs it holds), typed, with the turn and quote it named."""
+    found: dict[str, Found] = {}
+    for index, output in enumerate(profile.chatbot.outputs):
+        if f"out_{index}" not in type(answer).model_fields:
+            continue
+        item = getattr(answer, f"out_{index}", None)
+        raw, note = _typed(output, getattr(item, "value", None), profile)
+        value, normalised_note = normalise_value(output, raw, profile, today)
+        quote = getattr(item, "quote", None)
+        found[output.name] = Found(
+            value,
+            _turn_number(getattr(item, "turn", None)),
+            quote.strip() if isinstance(quote, str) and quote.strip() else None,
+            note or normalised_note,
+        )
+    return found
+
+
+def _typed(output: Output, raw: Any, profile: Profile) -> tuple[Any, str | None]:
+    """The raw JSON value validated as the output's declared type (lax: "3.5" is a number), or why not."""
+    if raw is None:
+        return None, None
+    try:
+        return TypeAdapter(_python_type(output.type, profile, output.name)).validate_python(raw), None
+    except ValidationError as exc:
+        problem = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"])
+        return (
+            None,
+            f"{raw!r} is not a {output.type.label()} ({where + ': ' if where else ''}{problem['msg']})",
+        )
+
+
+def _turn_number(raw: Any) -> int | None:
+    """The turn an answer names: 6, "6" or "turn 6"."""
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    match = re.search(r"\d+", str(raw)) if isinstance(raw, str | float) else None
+    return int(match.group(0)) if match else None
 
 
 def read_answer(profile: Profile, answer: BaseModel, today: date) -> tuple[dict[str, Any], list[str]]:
     """The typed outputs from a structured answer, and notes on values that had to be dropped."""
-    values: dict[str, Any] = {}
-    notes: list[str] = []
-    for index, output in enumerate(profile.chatbot.outputs):
-        raw = getattr(answer, f"out_{index}", None)
-        value, note = normalise_value(output, raw, profile, today)
-        values[output.name] = value
-        if note:
-            notes.append(f"{output.name}: {note}")
+    found = read_found(profile, answer, today)
+    values = {name: item.value for name, item in found.items()}
+    notes = [f"{name}: {item.note}" for name, item in found.items() if item.note]
     return values, notes
+
+
+@dataclass
+class Extraction:
+    """The outputs of one conversation: values (None when not found), their evidence, notes on dropped values."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, OutputEvidence] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    quote_retry: list[str] = field(default_factory=list)  # outputs the second call was asked to quote
+
+
+def _kinds(output: Output) -> tuple[str, str | None]:
+    item = output.type.item
+    return output.type.kind, item.kind if item is not None else None
+
+
+def _supported(
+    output: Output, item: Found, bot_turns: Sequence[tuple[int, str]], today: date
+) -> tuple[Any, OutputEvidence | None]:
+    """The value as far as chatbot turns state it (list items without support dropped), and its evidence."""
+    kind, item_kind = _kinds(output)
+    if kind == "list" and isinstance(item.value, list):
+        kept: list[Any] = []
+        proofs: list[Evidence] = []
+        for value in item.value:
+            proof = support(
+                item_kind or "string", None, value, bot_turns, today, turn=item.turn, quote=item.quote
+            )
+            if proof is not None:
+                kept.append(value)
+                proofs.append(proof)
+        if not kept:
+            return None, None
+        quotes = list(dict.fromkeys(p.quote for p in proofs))
+        return kept, OutputEvidence(turn=max(p.turn for p in proofs), quote=" … ".join(quotes))
+    proof = support(kind, item_kind, item.value, bot_turns, today, turn=item.turn, quote=item.quote)
+    return (item.value, OutputEvidence(turn=proof.turn, quote=proof.quote)) if proof else (None, None)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict) and "amount" in value:
+        return f"{value['amount']} {value.get('currency') or ''}".strip()
+    return str(value)
+
+
+def extract_outputs(
+    judge: LLMClient,
+    profile: Profile,
+    turns: Sequence[Turn],
+    today: date,
+    *,
+    max_tokens: int | None = None,
+) -> Extraction:
+    """Extract every output of `profile` from `turns`, each with the chatbot turn and words that state it (see
+    the module docstring). Raises the gateway's LLMError when the first call fails; a failed second call
+    leaves the values it was to confirm without evidence."""
+    transcript = numbered_transcript(turns)
+    bot_turns = [(i, t.text) for i, t in enumerate(turns) if t.role == "bot" and t.text.strip()]
+    answer = judge.structured(
+        [user(extraction_prompt(profile, transcript, today))],
+        answer_schema(profile),
+        tag=TAG_EXTRACT,
+        max_tokens=max_tokens,
+        temperature=0.0,
+    )
+    found = read_found(profile, answer, today)
+    result = Extraction()
+    outputs = {o.name: o for o in profile.chatbot.outputs}
+    unsupported: dict[str, Found] = {}
+    unread: dict[str, Evidence] = {}  # found nothing, though a chatbot sentence states a value of the type
+    for name, output in outputs.items():
+        item = found.get(name, Found())
+        if item.note:
+            result.notes.append(f"{name}: {item.note}")
+        result.values[name], proof = _supported(output, item, bot_turns, today)
+        if proof is not None:
+            result.evidence[name] = proof
+        elif item.value is not None:
+            unsupported[name] = item
+        elif not item.note and (maybe := candidate(*_kinds(output), bot_turns, today)) is not None:
+            unread[name] = maybe
+        else:
+            result.evidence[name] = OutputEvidence(reason="invalid" if item.note else "not_stated")
+    if not unsupported and not unread:
+        return result
+    asked = [*unsupported, *unread]
+    result.quote_retry = asked
+    claims = [
+        f"- {name}: you gave {_shown(item.value)}, but no chatbot message states it"
+        for name, item in unsupported.items()
+    ]
+    claims += [
+        f"- {name}: you gave nothing, but the chatbot said at [turn {maybe.turn}]: {maybe.quote!r}"
+        for name, maybe in unread.items()
+    ]
+    prompt = EXTRACT_QUOTES.fill(
+        claims="\n".join(claims),
+        fields=_fields(profile, asked),
+        today=today.isoformat(),
+        transcript=transcript,
+    )
+    try:
+        again = judge.structured(
+            [user(prompt)],
+            answer_schema(profile, asked),
+            tag=TAG_EXTRACT_QUOTES,
+            max_tokens=max_tokens,
+            temperature=0.0,
+        )
+        retried = read_found(profile, again, today)
+    except LLMError as exc:
+        if exc.ends_run:
+            raise
+        retried = {}
+        result.notes.append(f"asking for the chatbot's words failed: {exc.user_message}")
+    for name in asked:
+        value, proof = _supported(outputs[name], retried.get(name, Found()), bot_turns, today)
+        if proof is not None:
+            result.values[name], result.evidence[name] = value, proof
+            continue
+        result.values[name] = None
+        if name in unsupported:
+            result.evidence[name] = OutputEvidence(reason="no_evidence")
+            shown = _shown(unsupported[name].value)
+            result.notes.append(f"{name}: {shown!r} is not stated by any chatbot message (no_evidence)")
+        else:
+            maybe = unread[name]
+            result.evidence[name] = OutputEvidence(turn=maybe.turn, quote=maybe.quote, reason="doubtful")
+            result.notes.append(f"{name}: not found, though turn {maybe.turn} may state it (doubtful)")
+    return result
 
 
 def normalise_value(output: Output, raw: Any, profile: Profile, today: date) -> tuple[Any, str | None]:

@@ -41,13 +41,23 @@ USER_SYSTEM = Template(
 USER_TURN = Template(
     name="user_turn",
     intent="Give the simulated user the conversation so far and ask for its next message.",
-    text="The conversation so far:\n{transcript}\n\n{extra}Your next message as the user:",
+    text="You are the user, and you want: {goals}.\n\nThe conversation so far:\n{transcript}\n\n{extra}Your next "
+    "message as the user:",
 )
 
 FIRST_TURN = Template(
     name="first_turn",
     intent="Ask the simulated user for the opening message when nothing has been said yet.",
-    text="Nobody has said anything yet. {extra}Write the first message you send to the chatbot:",
+    text="Nobody has said anything yet. {extra}You are the user, and you want: {goals}. Write the first message "
+    "you send to the chatbot:",
+)
+
+STAY_IN_ROLE = Template(
+    name="stay_in_role",
+    intent="Ask the simulated user once more when its answer was no user's message (engine.sensei.hygiene).",
+    text="Your last answer was not a message from the user: it spoke for the chatbot, repeated your "
+    "instructions or was empty. Write only what the user says next, in one short message, in the user's own "
+    "words.",
 )
 
 LANGUAGE = Template(
@@ -100,12 +110,26 @@ EXTRACT = Template(
     text=(
         "You read a finished conversation between a user and a chatbot and extract data from it. Take a value "
         "only if the CHATBOT stated or confirmed it; if it did not, answer null for that field. Do not guess "
-        "and do not use what only the user said.\n"
+        "and do not use what only the user said. For every value give the number of the chatbot's turn that "
+        "states it (the N of [turn N]) and quote the chatbot's exact words that state it.\n"
         "The conversation took place on {today} ({weekday}); resolve relative dates such as 'tomorrow' or "
         "'next Friday' against that day. Dates are YYYY-MM-DD, times HH:MM:SS (24-hour), date-times "
         "YYYY-MM-DDTHH:MM:SS. Money is an amount (a number) and a currency code such as EUR or USD, or the "
         "symbol used if no code fits.\n\n"
         "Fields to extract:\n{fields}\n\nConversation:\n{transcript}"
+    ),
+)
+
+EXTRACT_QUOTES = Template(
+    name="extract_quotes",
+    intent="Ask once more, for the values the first extraction gave but no chatbot turn states (or did not give "
+    "though a chatbot sentence may state them), for the chatbot's exact words, or null.",
+    text=(
+        "Check these fields of your extraction against the CHATBOT's own words:\n{claims}\n"
+        "For each of them, find the chatbot's message that states the value: give the value, the number of that "
+        "chatbot turn (the N of [turn N]) and the chatbot's exact words. If no chatbot message states it, answer "
+        "null. Only the chatbot's words count, never the user's. The conversation took place on {today}.\n\n"
+        "Fields:\n{fields}\n\nConversation:\n{transcript}"
     ),
 )
 
@@ -132,6 +156,7 @@ ALL_TEMPLATES = (
     USER_SYSTEM,
     USER_TURN,
     FIRST_TURN,
+    STAY_IN_ROLE,
     LANGUAGE,
     LANGUAGE_SWITCH,
     REPHRASE,
@@ -139,5 +164,6 @@ ALL_TEMPLATES = (
     GOALS_LEFT,
     GOAL_CHECK,
     EXTRACT,
+    EXTRACT_QUOTES,
     ANY_LIST,
 )

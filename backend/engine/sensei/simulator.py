@@ -4,7 +4,15 @@ Order of a conversation:
 1. open it; when the bot starts, its greeting is recorded first (and the user's first message answers it);
 2. per turn: check cancellation and budgets → one LLM call writes the user's message → that exact message is
    sent → the reply is recorded with its latency → fallback / repetition bookkeeping → stop conditions;
-3. after the loop: one structured call extracts every output (typed), then missing outputs are reported.
+3. after the loop: one structured call extracts every output (typed) with the chatbot turn and words that
+   state it; a value no chatbot turn states gets one more call asking for the quote, then is None with reason
+   `no_evidence` (`extraction`); missing outputs are reported;
+4. the verdict — passed, failed or inconclusive — and its reason (`verdicts`).
+
+What the user LLM writes is cleaned before it is sent (`hygiene`): cut where it starts speaking for the chatbot
+or writing further turns; written again once when it recites its instructions or nothing is left, and the
+conversation ends with 3002 (the user left its role) when the second answer is no better. Every slip is kept
+in `settings.simulator_slips`.
 
 The end of the conversation, from either side, stops it with `stopped_because: finished` (what counts as an
 end, and when: `closing`). The chatbot's answer to the user's closing is a note (`settings.notes`), never fed
@@ -15,7 +23,7 @@ Stop conditions, in every goal style: the turn cap (`steps`, the drawn `random s
 a fallback loop (`fallback_loop_limit` fallbacks in a row → 1000), a repetition loop (the same non-fallback
 answer `repeat_limit` times in a row → 1003; a statement repeated to the user's repeated request does not
 count, a question asked again does), budgets (2000 profile, 2001 conversation, 2002 call refused),
-cancellation (4000), a connector failure (its code) and a user-LLM failure (3000). Only `all_answered` runs
+cancellation (4000), a connector failure (its code), a user-LLM failure (3000) and a user out of its role (3002). Only `all_answered` runs
 the goal check, one structured call per bot reply asking only about goals and outputs not yet confirmed;
 reaching its limit unverified records 1002. In steps mode a user turn costs exactly one LLM call.
 
@@ -32,31 +40,39 @@ The goal check and the output extraction use the judge's model. An LLM failure t
 from __future__ import annotations
 
 import random
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, NoReturn
 
 from pydantic import BaseModel, Field
 
 from engine.connectors.base import BotReply, Connector
-from engine.conversation import ConversationError, ConversationRecord, ErrorCode, Turn, Usage
-from engine.llm import BudgetExceeded, LLMClient, LLMError, UsageLedger, UsageRecord, system, user
+from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
+from engine.llm import BudgetExceeded, LLMClient, LLMError, system, user
 from engine.sensei import prompts
 from engine.sensei.closing import chatbot_farewell, match_item, offers_more_help, split_end_mark, user_closing
 from engine.sensei.detection import FallbackDetector, same_answer, same_request
 from engine.sensei.errors import connector_error, error
-from engine.sensei.extraction import answer_schema, extraction_prompt, read_answer
+from engine.sensei.extraction import TAG_EXTRACT, TAG_EXTRACT_QUOTES, extract_outputs
+from engine.sensei.hygiene import chatbot_names, clean_user_turn
 from engine.sensei.planner import PlannedConversation
 from engine.sensei.profile import Profile, Style
+from engine.sensei.usage import Accumulator, CancelToken, SpendTracker, UsageTap
+from engine.sensei.verdicts import judge as decide_verdict
 
+__all__ = [
+    "TAG_EXTRACT",
+    "TAG_EXTRACT_QUOTES",
+    "CancelToken",
+    "Simulator",
+    "SimulatorSettings",
+    "SpendTracker",
+]
 TAG_USER_TURN = "sensei.user_turn"
 TAG_GOAL_CHECK = "sensei.goal_check"
-TAG_EXTRACT = "sensei.extract"
 
 
 @dataclass(frozen=True)
@@ -66,109 +82,10 @@ class SimulatorSettings:
     rephrase_limit: int = 3
     repeat_limit: int = 3
     language_switch_probability: float = 0.3
-    user_max_tokens: int | None = 400
+    # A chat message is short; a small model given more room rambles on and writes the chatbot's part too.
+    user_max_tokens: int | None = 150
     check_max_tokens: int | None = 800
     extract_max_tokens: int | None = 1200
-
-
-class CancelToken:
-    """Set by whoever wants the run to stop; conversations check it between turns."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
-
-
-class SpendTracker:
-    """USD spent by a group of conversations (a profile), against an optional limit; thread-safe."""
-
-    def __init__(self, limit_usd: float | None) -> None:
-        self.limit_usd = limit_usd
-        self._spent = 0.0
-        self._lock = threading.Lock()
-
-    def add(self, amount: float) -> None:
-        with self._lock:
-            self._spent += amount
-
-    @property
-    def spent_usd(self) -> float:
-        with self._lock:
-            return self._spent
-
-    @property
-    def exhausted(self) -> bool:
-        return self.limit_usd is not None and self.spent_usd >= self.limit_usd
-
-
-@dataclass
-class _Accumulator:
-    parent: SpendTracker | None
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-    unpriced: int = 0
-    by_tag: dict[str, int] = field(default_factory=dict)
-
-    def add(self, record: UsageRecord) -> None:
-        self.calls += 1
-        self.by_tag[record.tag] = self.by_tag.get(record.tag, 0) + 1
-        self.prompt_tokens += record.prompt_tokens or 0
-        self.completion_tokens += record.completion_tokens or 0
-        if record.cost_usd is None:
-            self.unpriced += 1 if record.ok and not record.cached else 0
-        else:
-            self.cost_usd += record.cost_usd
-            if self.parent is not None:
-                self.parent.add(record.cost_usd)
-
-    def usage(self) -> Usage:
-        cost = None if self.unpriced and not self.cost_usd else round(self.cost_usd, 8)
-        return Usage(
-            calls=self.calls,
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
-            cost_usd=cost,
-        )
-
-
-class UsageTap:
-    """Attributes gateway usage to the conversation running on the calling thread.
-
-    The gateway records each call in its ledger from the thread that made the call, so a thread-local
-    "current conversation" is enough to give every conversation its own usage while sharing one client.
-    """
-
-    def __init__(self) -> None:
-        self._local = threading.local()
-        self._ledgers: list[UsageLedger] = []
-
-    def attach(self, ledger: UsageLedger) -> None:
-        if not any(existing is ledger for existing in self._ledgers):
-            self._ledgers.append(ledger)
-            ledger.subscribe(self._listen)
-
-    def _listen(self, record: UsageRecord) -> None:
-        current: _Accumulator | None = getattr(self._local, "current", None)
-        if current is not None:
-            current.add(record)
-
-    @contextmanager
-    def collect(self, parent: SpendTracker | None = None) -> Iterator[_Accumulator]:
-        accumulator = _Accumulator(parent)
-        previous = getattr(self._local, "current", None)
-        self._local.current = accumulator
-        try:
-            yield accumulator
-        finally:
-            self._local.current = previous
 
 
 class GoalVerdict(BaseModel):
@@ -271,7 +188,7 @@ class Simulator:
             record.usage = usage.usage()
             record.settings["llm_calls"] = dict(sorted(usage.by_tag.items()))
         record.duration_s = round(self.clock() - started, 4)
-        return record
+        return decide_verdict(record, self.today())
 
 
 def _style_label(style: Style) -> Any:
@@ -307,7 +224,7 @@ class _Conversation:
         self.rng = random.Random(planned.seed)  # noqa: S311 - reproducible simulation, not security
         self.detector = FallbackDetector(profile.chatbot.fallback, threshold=self.settings.fallback_threshold)
         self.record: ConversationRecord
-        self.usage: _Accumulator
+        self.usage: Accumulator
         self.started = 0.0
         self.user_turns = 0
         self.fallbacks_in_row = 0
@@ -322,6 +239,9 @@ class _Conversation:
         self.reply_ended = False  # the last reply came with the chatbot's own end-of-conversation flag
         self.ending: tuple[str, str] | None = None  # (who ended it, the signal), once it has ended
         self.goals_reminder = ""
+        self.slips: list[
+            dict[str, object]
+        ] = []  # every way the user LLM left its role (engine.sensei.hygiene)
         self.all_answered = profile.conversation.goal_style.kind == "all_answered"
         change = [s for s in planned.styles if s.name == "change language"]
         self.switch_languages = [lang for s in change for lang in s.languages]
@@ -366,7 +286,7 @@ class _Conversation:
             reason = stop.reason
             if stop.problem is not None:
                 self.record.errors.append(stop.problem)
-            extract = stop.reason not in ("cancelled", "budget", "user_llm_failed")
+            extract = stop.reason not in ("cancelled", "budget", "user_llm_failed", "user_left_role")
         self.record.settings["stopped_because"] = reason
         if self.ending is not None:
             by, signal = self.ending
@@ -382,6 +302,10 @@ class _Conversation:
                     )
                 )
         self.record.settings["fallback_replies"] = self.fallbacks_total
+        last = self.record.turns[-1] if self.record.turns else None
+        if last is not None and last.role == "bot" and self.detector.is_fallback(last.text):
+            self.record.settings["ended_on_fallback"] = True  # the verdicts read a fallback as no question
+        self.record.settings["simulator_slips"] = self.slips
         if self.switch_languages:
             self.record.settings["languages"] = list(self.languages)
         if self.all_answered:
@@ -392,6 +316,8 @@ class _Conversation:
             self._extract()
         elif self.profile.chatbot.outputs and extract:
             self.record.settings["extraction_skipped"] = "the chatbot never answered"
+        for name in self.record.outputs:
+            self.record.evidence.setdefault(name, OutputEvidence(reason="not_extracted"))
 
     def _open(self) -> None:
         try:
@@ -488,13 +414,48 @@ class _Conversation:
                 extra += prompts.CHANGE_TOPIC.text
             else:
                 extra += prompts.REPHRASE.text
+        # The goals again, beside the request: small models follow what is near the end of the prompt.
+        goals = "; ".join(self.planned.goals) or "to talk with the chatbot"
         if self.record.turns:
-            prompt = prompts.USER_TURN.fill(transcript=self._transcript(), extra=extra)
+            prompt = prompts.USER_TURN.fill(transcript=self._transcript(), extra=extra, goals=goals)
         else:
-            prompt = prompts.FIRST_TURN.fill(extra=extra)
+            prompt = prompts.FIRST_TURN.fill(extra=extra, goals=goals)
         messages = [system(self._system_prompt()), user(prompt)]
+        names = chatbot_names(self.record.chatbot_phrases)
+        brief = [self.profile.user.role, *self.profile.user.personality_context, *self.profile.user.context]
+        for attempt in (1, 2):
+            text = self._ask_user_llm(messages)
+            if not text.strip():
+                raise _Stop(
+                    "user_llm_failed",
+                    error(
+                        ErrorCode.USER_LLM_FAILED, "the user LLM wrote an empty message", self._turn_index()
+                    ),
+                )
+            turn = clean_user_turn(text, names=names, instructions=brief)
+            self.slips += [slip.to_json(self._turn_index(), attempt) for slip in turn.slips]
+            if turn.usable:
+                break
+            if attempt == 2:
+                kinds = ", ".join(dict.fromkeys(slip.kind.replace("_", " ") for slip in turn.slips))
+                raise _Stop(
+                    "user_left_role",
+                    error(
+                        ErrorCode.USER_LEFT_ROLE,
+                        f"the simulated user left its role twice in a row ({kinds})",
+                        self._turn_index(),
+                    ),
+                )
+            messages = [*messages[:-1], user(messages[-1].content + "\n\n" + prompts.STAY_IN_ROLE.text)]
+        message, marked = split_end_mark(turn.message)
+        self.closing = "end marker" if marked else user_closing(message)
+        if marked and not message:
+            self._end("user", "end marker, nothing more to say")
+        return message
+
+    def _ask_user_llm(self, messages: list[Any]) -> str:
         try:
-            text = self.user_llm.complete(
+            return self.user_llm.complete(
                 messages,
                 tag=TAG_USER_TURN,
                 temperature=self.profile.llm.temperature,
@@ -510,16 +471,6 @@ class _Conversation:
             raise _Stop(
                 "user_llm_failed", error(ErrorCode.USER_LLM_FAILED, exc.user_message, self._turn_index())
             ) from None
-        message, marked = split_end_mark(clean_user_message(text))
-        self.closing = "end marker" if marked else user_closing(message)
-        if marked and not message:
-            self._end("user", "end marker, nothing more to say")
-        if not message:
-            raise _Stop(
-                "user_llm_failed",
-                error(ErrorCode.USER_LLM_FAILED, "the user LLM wrote an empty message", self._turn_index()),
-            )
-        return message
 
     def _send(self, message: str) -> None:
         self._add_turn(Turn(role="user", text=message, at_s=self._elapsed()))
@@ -648,16 +599,13 @@ class _Conversation:
             raise _Stop("all_answered")
 
     def _extract(self) -> None:
-        today = self.sim.today()
-        schema = answer_schema(self.profile)
-        prompt = extraction_prompt(self.profile, self._transcript(), today)
         try:
-            answer = self.sim.judge.structured(
-                [user(prompt)],
-                schema,
-                tag=TAG_EXTRACT,
+            found = extract_outputs(
+                self.sim.judge,
+                self.profile,
+                self.record.turns,
+                self.sim.today(),
                 max_tokens=self.settings.extract_max_tokens,
-                temperature=0.0,
             )
         except LLMError as exc:
             if exc.ends_run:
@@ -667,16 +615,16 @@ class _Conversation:
             )
             self.record.errors.append(error(code, f"output extraction failed: {exc.user_message}"))
             return
-        values, notes = read_answer(self.profile, answer, today)
-        self.record.outputs.update(values)
-        if notes:
-            self.record.settings["extraction_notes"] = notes
-        missing = [name for name, value in values.items() if value is None]
+        self.record.outputs.update(found.values)
+        self.record.evidence.update(found.evidence)
+        if found.notes:
+            self.record.settings["extraction_notes"] = found.notes
+        missing = [name for name, value in found.values.items() if value is None]
         if missing:
+            reasons = {name: self.record.evidence[name].reason for name in missing}
+            shown = ", ".join(f"{name} ({reasons[name]})" if reasons[name] else name for name in missing)
             self.record.errors.append(
-                error(
-                    ErrorCode.GOAL_NOT_COMPLETED, f"{len(missing)} output(s) not found: {', '.join(missing)}"
-                )
+                error(ErrorCode.GOAL_NOT_COMPLETED, f"{len(missing)} output(s) not found: {shown}")
             )
 
 
@@ -686,14 +634,3 @@ def simulated_user_model(
     """The model that plays the user for `profile` (D6): the run's override, else the profile's, else `default`.
     The same rule for the CLI, the worker and the platform's cost estimate."""
     return override or profile.llm.model or default
-
-
-def clean_user_message(text: str) -> str:
-    """The user LLM's answer as a message: no speaker label, no wrapping quotes."""
-    message = text.strip()
-    for label in ("user:", "usuario:", "you:"):
-        if message.lower().startswith(label):
-            message = message[len(label) :].strip()
-    if len(message) >= 2 and message[0] == message[-1] and message[0] in "\"'":
-        message = message[1:-1].strip()
-    return message

@@ -1,4 +1,4 @@
-"""/api/schemas/{profile|rule|connector}/: JSON Schemas for the web editor's completion, hover and checks.
+"""/api/schemas/{profile|rule|connector|campaign}/: JSON Schemas for the web editor's completion, hover and checks.
 
 They describe languages, not anyone's data, so anyone may read them (public project pages use the editor
 read-only too).
@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 
 from engine.check.rules import rule_json_schema
 from engine.connectors import technologies
+from engine.security import campaign_json_schema
 from engine.sensei.validator import profile_json_schema
 
 
@@ -39,7 +40,12 @@ def connector_json_schema() -> dict[str, Any]:
     }
 
 
-SCHEMAS = {"profile": profile_json_schema, "rule": rule_json_schema, "connector": connector_json_schema}
+SCHEMAS = {
+    "profile": profile_json_schema,
+    "rule": rule_json_schema,
+    "connector": connector_json_schema,
+    "campaign": campaign_json_schema,
+}
 
 
 class SchemaView(APIView):
@@ -48,5 +54,7 @@ class SchemaView(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="The JSON Schema of a YAML language")
     def get(self, request: Request, kind: str) -> Response:
         if kind not in SCHEMAS:
-            raise exceptions.NotFound(f"No schema named {kind!r}; choose profile, rule or connector.")
+            raise exceptions.NotFound(
+                f"No schema named {kind!r}; choose profile, rule, connector or campaign."
+            )
         return Response(SCHEMAS[kind]())

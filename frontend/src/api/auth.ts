@@ -1,10 +1,11 @@
 /**
  * Authentication endpoints: fetchers, query options and hooks.
  *
- * Starting a session (login, sign-up, password change) primes the `me` cache and stores the token;
+ * Starting a session (login, sign-up, password change, resume) primes the `me` cache and stores the token;
  * ending one only clears the token — the route guard and `AuthSessionEffects` react to that.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { readCookie } from "../lib/cookies";
 import { tokenStore, useToken } from "../lib/token-store";
 import { api, unwrap, unwrapEmpty } from "./client";
 import type { RequestJson } from "./types";
@@ -23,6 +24,16 @@ export function signup(body: SignupInput) {
 
 export function changePassword(body: PasswordChangeInput) {
   return unwrap(api.POST("/api/auth/password/", { body }));
+}
+
+/**
+ * "Keep me signed in": this tab gets a token of its own for the browser's remember cookie. That cookie is
+ * HttpOnly — the browser sends it, no script reads it — so the request proves its origin with Django's CSRF
+ * token (the `csrftoken` cookie echoed in a header), fetched first if the cookie is missing.
+ */
+export async function resumeSession() {
+  const csrfToken = readCookie("csrftoken") ?? (await unwrap(api.GET("/api/auth/csrf/"))).csrf_token;
+  return unwrap(api.POST("/api/auth/resume/", { headers: { "X-CSRFToken": csrfToken }, credentials: "same-origin" }));
 }
 
 export function logout() {

@@ -6,7 +6,8 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { api, unwrap, unwrapEmpty } from "./client";
 import { collectPages } from "./pagination";
 import { readProblem, type ValidationProblem } from "./problems";
-import { runKeys } from "./runs";
+import { readConnectionTest } from "./run-results";
+import { type Run, runKeys } from "./runs";
 import type { RequestJson, ResponseJson } from "./types";
 
 export type Connector = ResponseJson<"/api/connectors/{id}/", "get", 200>;
@@ -103,6 +104,34 @@ export async function validateConnector(body: ConnectorValidationInput, signal?:
 /** Sends one message to the chatbot ("Hello" when none is given) in a short run. */
 export function testConnector({ id, message }: { id: number; message?: string }) {
   return unwrap(api.POST("/api/connectors/{id}/test/", { params: { path: { id } }, body: { message } }));
+}
+
+/** The newest connection tests (the first page of the caller's `connector_test` runs). */
+export function connectorTestsQueryOptions() {
+  return queryOptions({
+    queryKey: [...runKeys.lists, "connector-tests"] as const,
+    queryFn: ({ signal }) =>
+      unwrap(api.GET("/api/runs/", { params: { query: { kind: "connector_test", page: 1 } }, signal })),
+  });
+}
+
+export type ConnectorTestState = "passed" | "failed" | "untested";
+
+/**
+ * How a connector's newest finished test went. A test from before the connector's last save does not count: the
+ * settings it tested may be the typo that was fixed since, or the fix may have broken it.
+ */
+export function connectorTestState(
+  connector: Pick<Connector, "id" | "updated_at">,
+  tests: Pick<Run, "params" | "status" | "result" | "created_at">[],
+): ConnectorTestState {
+  const saved = Date.parse(connector.updated_at);
+  const newest = tests
+    .filter((run) => run.params.connector_id === connector.id && run.status !== "queued" && run.status !== "running")
+    .filter((run) => !(Date.parse(run.created_at) < saved))
+    .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
+  if (newest === undefined) return "untested";
+  return newest.status === "succeeded" && readConnectionTest(newest.result)?.ok === true ? "passed" : "failed";
 }
 
 export function connectorsPageQueryOptions(page: number) {

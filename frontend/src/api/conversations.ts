@@ -5,9 +5,9 @@
  */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
-import { collectPages } from "./pagination";
+import { useLiveRun } from "./live";
+import { runKeys } from "./run-cache";
 import { isRecord } from "./run-results";
-import { RUN_POLL_MS } from "./runs";
 import type { ResponseJson } from "./types";
 
 export type ConversationRow = ResponseJson<"/api/runs/{id}/conversations/", "get", 200>["results"][number];
@@ -20,7 +20,7 @@ export interface ConversationFilters {
 }
 
 export const conversationKeys = {
-  run: (runId: number) => ["runs", "conversations", runId] as const,
+  run: runKeys.conversations,
   list: (runId: number, filters: ConversationFilters) => ["runs", "conversations", runId, filters] as const,
   detail: (runId: number, id: number) => ["runs", "conversation", runId, id] as const,
 };
@@ -33,12 +33,13 @@ export function getConversationsPage(runId: number, filters: ConversationFilters
   return unwrap(api.GET("/api/runs/{id}/conversations/", { params: { path: { id: runId }, query }, signal }));
 }
 
+/** A page of a run's conversations; while `live`, re-read when the server says a conversation was stored. */
 export function useConversationsPage(runId: number, filters: ConversationFilters, live: boolean) {
+  useLiveRun(live ? runId : null);
   return useQuery({
     queryKey: conversationKeys.list(runId, filters),
     queryFn: ({ signal }) => getConversationsPage(runId, filters, signal),
     placeholderData: keepPreviousData,
-    refetchInterval: live ? RUN_POLL_MS * 2 : false,
   });
 }
 
@@ -82,8 +83,21 @@ export interface RecordError {
   turn: number | null;
 }
 
+/** Where the chatbot stated an extracted output, or why the output is missing (`OutputEvidence`). */
+export interface OutputEvidenceView {
+  turn: number | null;
+  quote: string;
+  reason: string;
+}
+
+/** passed; failed: a chatbot fault; inconclusive: the conversation says nothing about the chatbot. */
+export type Verdict = "passed" | "failed" | "inconclusive";
+
 export interface ConversationRecordView {
   id: string;
+  verdict: Verdict | null;
+  verdictReason: string;
+  evidence: Map<string, OutputEvidenceView>;
   profile: string;
   language: string;
   goals: string[];
@@ -116,11 +130,22 @@ function readButton(value: unknown): TranscriptButton | null {
   return label ? { label, value: str(value.value), url: str(value.url) } : null;
 }
 
+function readVerdict(value: unknown): Verdict | null {
+  return value === "passed" || value === "failed" || value === "inconclusive" ? value : null;
+}
+
 export function readConversationRecord(record: unknown): ConversationRecordView {
   const data = isRecord(record) ? record : {};
   const usage = isRecord(data.usage) ? data.usage : {};
+  const evidence = new Map<string, OutputEvidenceView>();
+  for (const [name, item] of entries(data.evidence)) {
+    if (isRecord(item)) evidence.set(name, { turn: num(item.turn), quote: str(item.quote), reason: str(item.reason) });
+  }
   return {
     id: str(data.id),
+    verdict: readVerdict(data.verdict),
+    verdictReason: str(data.verdict_reason),
+    evidence,
     profile: str(data.profile),
     language: str(data.language),
     goals: Array.isArray(data.goals) ? data.goals.map(str) : [],
@@ -158,21 +183,6 @@ export function formatValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Same slug as `engine/sensei/executor.py::_slug`, which names a record `<8 hex>-<slug(profile)>-<index>`. */
-export function profileSlug(name: string): string {
-  return (
-    Array.from(name)
-      .map((c) => (/[\p{L}\p{N}_-]/u.test(c) ? c : "_"))
-      .join("")
-      .slice(0, 60) || "profile"
-  );
-}
-
-/** Whether a check result's conversation id names this stored conversation (its run id prefix aside). */
-export function matchesRecordId(recordId: string, row: Pick<ConversationRow, "profile" | "index">): boolean {
-  return recordId.endsWith(`-${profileSlug(row.profile)}-${String(row.index)}`);
-}
-
 /** The names of `engine/conversation.py::ErrorCode` (what the stats call `name`). */
 const ERROR_NAMES: Record<number, string> = {
   500: "chatbot_crash",
@@ -180,6 +190,7 @@ const ERROR_NAMES: Record<number, string> = {
   503: "chatbot_unreachable",
   504: "timeout",
   410: "session_lost",
+  429: "rate_limited",
   1000: "fallback_loop",
   1001: "goal_not_completed",
   1002: "goals_not_verified",
@@ -189,6 +200,7 @@ const ERROR_NAMES: Record<number, string> = {
   2002: "budget_refused",
   3000: "user_llm_failed",
   3001: "extraction_failed",
+  3002: "user_left_role",
   4000: "cancelled",
 };
 
@@ -197,8 +209,8 @@ export function errorName(code: number): string {
 }
 
 /**
- * Finds the stored conversation a check result names (`<8 hex>-<profile slug>-<index>`) among the SENSEI runs a
- * check read: rows whose profile and index fit are candidates, and the one whose record has that id is it.
+ * Finds the stored conversation a check result names (its record id, `<8 hex>-<profile slug>-<index>`) among the
+ * SENSEI runs the check read: the server matches the record id exactly, one request per run at most.
  */
 export async function findConversation(
   senseiRuns: number[],
@@ -206,11 +218,14 @@ export async function findConversation(
   signal?: AbortSignal,
 ): Promise<{ runId: number; conversationId: number } | null> {
   for (const runId of senseiRuns) {
-    const rows = await collectPages((page) => getConversationsPage(runId, { page }, signal));
-    for (const row of rows.filter((candidate) => matchesRecordId(recordId, candidate))) {
-      const detail = await getConversation(runId, row.id, signal);
-      if (readConversationRecord(detail.record).id === recordId) return { runId, conversationId: row.id };
-    }
+    const page = await unwrap(
+      api.GET("/api/runs/{id}/conversations/", {
+        params: { path: { id: runId }, query: { record: recordId } },
+        signal,
+      }),
+    );
+    const row = page.results[0];
+    if (row) return { runId, conversationId: row.id };
   }
   return null;
 }

@@ -5,21 +5,16 @@
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import { useLiveRun } from "./live";
+import { mergeEvents, readRunEvent, type RunEvent } from "./run-cache";
 import { isRecord } from "./run-results";
 import { runKeys } from "./runs";
-import type { RequestJson, ResponseJson } from "./types";
+import type { RequestJson } from "./types";
+
+export { MAX_EVENTS_KEPT, type RunEvent } from "./run-cache";
 
 export type StartRunInput = RequestJson<"/api/projects/{project_id}/runs/", "post">;
 export type RunKind = StartRunInput["kind"];
-type RunEventBody = ResponseJson<"/api/runs/{id}/events/", "get", 200>["results"][number];
-
-/** An event with its `data` checked to be an object. */
-export interface RunEvent {
-  id: number;
-  type: RunEventBody["type"];
-  created_at: string;
-  data: Record<string, unknown>;
-}
 
 /** Parallel simulated conversations when the caller does not say (the server's default). */
 export const DEFAULT_CONCURRENCY = 4;
@@ -35,15 +30,7 @@ export function cancelRun(runId: number) {
 export async function getRunEvents(runId: number, after: number | null, signal?: AbortSignal) {
   const query = after === null ? {} : { after };
   const page = await unwrap(api.GET("/api/runs/{id}/events/", { params: { path: { id: runId }, query }, signal }));
-  return {
-    next_after: page.next_after,
-    results: page.results.map((event): RunEvent => ({
-      id: event.id,
-      type: event.type,
-      created_at: event.created_at,
-      data: isRecord(event.data) ? event.data : {},
-    })),
-  };
+  return { next_after: page.next_after, results: page.results.map(readRunEvent) };
 }
 
 export function useStartProjectRun(projectId: number) {
@@ -67,40 +54,29 @@ export function useCancelRun() {
   });
 }
 
-/** How often the log of an unfinished run is read. */
-export const EVENTS_POLL_MS = 2_000;
-/** Events kept on screen; older ones scroll out (the full log stays on the server). */
-export const MAX_EVENTS_KEPT = 2_000;
-
-export const runEventKeys = {
-  list: (runId: number) => ["runs", "events", runId] as const,
-};
+export const runEventKeys = { list: runKeys.events };
 
 /**
- * The run's events, accumulated: each fetch asks only for what came after the last event held, and appends.
- * Polls while `live`; the caller flips `live` off once the run has finished (after one last read).
+ * The run's events, accumulated: each fetch asks only for what came after the last event held, and merges with
+ * what is held once it answers (the live stream may have added lines meanwhile).
  */
-export function runEventsQueryOptions(runId: number, live: boolean, read: () => RunEvent[] | undefined) {
+export function runEventsQueryOptions(runId: number, read: () => RunEvent[] | undefined) {
   return queryOptions({
     queryKey: runEventKeys.list(runId),
     queryFn: async ({ signal }) => {
-      const held = read() ?? [];
-      const last = held.at(-1);
+      const last = read()?.at(-1);
       const page = await getRunEvents(runId, last === undefined ? null : last.id, signal);
-      const seen = new Set(held.map((event) => event.id));
-      const merged = [...held, ...page.results.filter((event) => !seen.has(event.id))];
-      return merged.length > MAX_EVENTS_KEPT ? merged.slice(-MAX_EVENTS_KEPT) : merged;
+      return mergeEvents(read() ?? [], page.results);
     },
-    refetchInterval: live ? EVENTS_POLL_MS : false,
     staleTime: 0,
   });
 }
 
+/** The run's log; while `live`, the server pushes new lines as they are written (live.ts). */
 export function useRunEvents(runId: number, live: boolean) {
   const queryClient = useQueryClient();
-  return useQuery(
-    runEventsQueryOptions(runId, live, () => queryClient.getQueryData<RunEvent[]>(runEventKeys.list(runId))),
-  );
+  useLiveRun(live ? runId : null);
+  return useQuery(runEventsQueryOptions(runId, () => queryClient.getQueryData<RunEvent[]>(runEventKeys.list(runId))));
 }
 
 export interface RunProgress {

@@ -33,6 +33,48 @@ describe("readBench", () => {
     expect(data.config.temperature).toBe(0.2);
   });
 
+  it("reads the differential kills and the scores counted three ways", () => {
+    const data = readBench({
+      provenance: { parley_version: "0.1.0", llm_note: "fake LLM" },
+      scores: {
+        automatic: { killed: 1, scored: 4, score: 25, ci95: [4.56, 69.94] },
+        with_oracles: { killed: 3, scored: 4, score: 75 },
+        thesis_rule: { with_oracles: { killed: 4, scored: 4, score: 100 } },
+      },
+      bots: {
+        bike: {
+          mutation: {
+            mutants: [
+              {
+                id: "m-1",
+                status: "killed",
+                killed_automatic: false,
+                repeats: 3,
+                kills: [
+                  { signature: ["failed_rule", "p", 2, "faq_answers"], mutant_count: 2, original_count: 0, kills: true },
+                  { signature: ["loop", "p", 0, ""], mutant_count: 3, original_count: 3, kills: false },
+                  { signature: "broken" },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    });
+    expect(data.scores.automatic).toEqual({ killed: 1, scored: 4, score: 25, ci95: [4.56, 69.94] });
+    expect(data.scores.withOracles.ci95).toBeNull();
+    expect(data.scores.thesisWithOracles.score).toBe(100);
+    expect(data.scores.thesisAutomatic.score).toBeNull();
+    expect(data.config.llmNote).toBe("fake LLM");
+    const mutant = data.bots[0]?.mutants[0];
+    expect(mutant?.killedAutomatic).toBe(false);
+    expect(mutant?.kills.map((kill) => [kill.signature, kill.kills])).toEqual([
+      [["failed_rule", "p", 2, "faq_answers"], true],
+      [["loop", "p", 0, ""], false],
+      [["", "", null, ""], false],
+    ]);
+  });
+
   it("shows what is missing or malformed as missing", () => {
     const data = readBench({
       config: "no",

@@ -1,7 +1,9 @@
 /**
  * The evaluation bench as a run kind: which projects can run it, starting one, what its row says
  * (`params`, `result`), its live mutant outcomes (`progress` events) and its figures (the `bench` artefact,
- * what `parley bench` writes as bench.json: `backend/engine/bench/run.py::run_bench`).
+ * what `parley bench` writes as bench.json: `backend/engine/evaluation/run.py::run_bench`). Kills are differential:
+ * a mutant is killed only by a finding signature the original never showed; `scores` holds the automatic score,
+ * the one with the ground-truth oracles, and both counted the thesis's way for comparison.
  *
  * Everything is read with runtime checks: a field of the wrong shape is shown as missing. The strings (mutant
  * descriptions, rule names, warnings) come from the server and are rendered as text by the screens.
@@ -47,19 +49,21 @@ export const BENCH_LIMITS = {
   concurrency: { min: 1, max: 16, initial: 4 },
 } as const;
 
-/** The kill reasons, in the engine's order (`KILL_REASONS` in `backend/engine/bench/scoring.py`). */
+/** The kill reasons, in the engine's order (`KILL_REASONS` in `backend/engine/evaluation/findings.py`). */
 export const KILL_REASONS = [
   "crash",
   "timeout",
   "loop",
   "unmet_goal",
   "missing_output",
+  "no_refusal",
+  "model_rule",
   "wrong_output",
   "failed_rule",
 ] as const;
 
 /** The LLM usage phases of a bot, in the order they run. */
-const PHASES = ["tracer", "sensei_original", "sensei_mutants"];
+const PHASES = ["tracer", "judge", "sensei_original", "sensei_mutants", "sensei_controls"];
 
 export type MutantStatus = "killed" | "live" | "inconclusive" | "stillborn";
 export const MUTANT_STATUSES: readonly MutantStatus[] = ["killed", "live", "inconclusive", "stillborn"];
@@ -157,8 +161,10 @@ export interface BenchSummary {
   operators: string[] | null;
   concurrency: number | null;
   seed: number | null;
-  /** Percent (0…100), null when no mutant was scored. */
+  /** Percent (0…100), null when no mutant was scored: differential, with the ground-truth oracles. */
   mutationScore: number | null;
+  /** Differential, automatic findings only (no ground truth). */
+  mutationScoreAutomatic: number | null;
   mutants: number | null;
   killed: number | null;
   live: number | null;
@@ -182,6 +188,7 @@ export function readBenchSummary(run: Pick<Run, "params" | "result">): BenchSumm
     concurrency: num(params.concurrency),
     seed: num(params.seed),
     mutationScore: num(result.mutation_score),
+    mutationScoreAutomatic: num(result.mutation_score_automatic),
     mutants: num(result.mutants),
     killed: num(result.killed),
     live: num(result.live),
@@ -254,11 +261,30 @@ export interface OperatorKills {
   stillborn: number;
 }
 
+/** A finding signature the mutant showed, with how many repeats showed it on the mutant and on the original. */
+export interface BenchKill {
+  /** Kill reason, profile, conversation index, rule or output name. */
+  signature: [string, string, number | null, string];
+  reason: string;
+  kind: string;
+  mutantCount: number | null;
+  originalCount: number | null;
+  /** The original never showed it (and ran that conversation): this kill counts. */
+  kills: boolean;
+  evidence: string;
+}
+
 export interface BenchMutant {
   id: string;
   operator: string;
   description: string;
+  /** Differential, with the ground-truth oracles. */
   status: MutantStatus | null;
+  /** Differential, automatic findings only; null when bench.json does not say. */
+  killedAutomatic: boolean | null;
+  kills: BenchKill[];
+  /** SENSEI runs on the mutant (with the original's seeds). */
+  repeats: number | null;
   conversations: number | null;
   killingConversations: number | null;
   /** Kill reason → conversations showing it. */
@@ -309,18 +335,83 @@ function readMutation(value: unknown): MutationFigures {
   };
 }
 
+function readKill(row: Record<string, unknown>): BenchKill {
+  const raw = Array.isArray(row.signature) ? (row.signature as unknown[]) : [];
+  return {
+    signature: [str(raw[0]), str(raw[1]), num(raw[2]), str(raw[3])],
+    reason: str(row.reason),
+    kind: str(row.kind),
+    mutantCount: num(row.mutant_count),
+    originalCount: num(row.original_count),
+    kills: row.kills === true || (row.kills === undefined && num(row.original_count) === 0),
+    evidence: str(row.evidence),
+  };
+}
+
 function readMutant(row: Record<string, unknown>): BenchMutant {
   return {
     id: str(row.id),
     operator: str(row.operator),
     description: str(row.description),
     status: mutantStatus(row.status),
+    killedAutomatic: typeof row.killed_automatic === "boolean" ? row.killed_automatic : null,
+    kills: records(row.kills).map(readKill),
+    repeats: num(row.repeats),
     conversations: num(row.conversations),
     killingConversations: num(row.killing_conversations),
     reasons: counts(row.reasons, KILL_REASONS),
     rules: counts(row.rules),
     stillbornReason: str(row.stillborn_reason),
     error: str(row.error),
+  };
+}
+
+/** One way of counting the mutation score (bench.json `scores.*`). */
+export interface ScoreFigures {
+  killed: number | null;
+  scored: number | null;
+  /** Percent: killed / (killed + live). */
+  score: number | null;
+  /** Wilson 95 % interval, in percent. */
+  ci95: [number, number] | null;
+}
+
+export interface BenchScores {
+  automatic: ScoreFigures;
+  withOracles: ScoreFigures;
+  thesisAutomatic: ScoreFigures;
+  thesisWithOracles: ScoreFigures;
+}
+
+function readScore(value: unknown): ScoreFigures {
+  const data = rec(value);
+  return { killed: num(data.killed), scored: num(data.scored), score: num(data.score), ci95: fraction(data.ci95) };
+}
+
+function readScores(value: unknown): BenchScores {
+  const data = rec(value);
+  const thesis = rec(data.thesis_rule);
+  return {
+    automatic: readScore(data.automatic),
+    withOracles: readScore(data.with_oracles),
+    thesisAutomatic: readScore(thesis.automatic),
+    thesisWithOracles: readScore(thesis.with_oracles),
+  };
+}
+
+/** The control runs: the unmodified bot run again as a mutant; whatever "kills" one is noise. */
+export interface ControlFigures {
+  runs: number | null;
+  killedAutomatic: number | null;
+  killedWithOracles: number | null;
+}
+
+function readControls(value: unknown): ControlFigures {
+  const data = rec(value);
+  return {
+    runs: num(data.runs),
+    killedAutomatic: num(rec(data.automatic).killed),
+    killedWithOracles: num(rec(data.with_oracles).killed),
   };
 }
 
@@ -348,8 +439,10 @@ function readUsage(value: unknown): BenchUsage {
 export interface FalseAlarms {
   conversations: number | null;
   falseAlarms: number | null;
-  /** Percent of the conversations on the unmutated bot with a kill reason. */
+  /** Percent of the conversations on the unmutated bot with a finding (with the oracles). */
   rate: number | null;
+  /** Percent with an automatic finding (no ground truth). */
+  rateAutomatic: number | null;
   reasons: [string, number][];
   rules: [string, number][];
 }
@@ -360,6 +453,7 @@ function readFalseAlarms(value: unknown): FalseAlarms {
     conversations: num(data.conversations),
     falseAlarms: num(data.false_alarms),
     rate: num(data.rate),
+    rateAutomatic: num(rec(data.automatic).rate),
     reasons: counts(data.reasons, KILL_REASONS),
     rules: counts(data.rules),
   };
@@ -368,6 +462,8 @@ function readFalseAlarms(value: unknown): FalseAlarms {
 export interface BenchRule {
   name: string;
   kind: string;
+  /** "automatic": written from TRACER's model; "oracle": from the ground truth. */
+  source: string;
   description: string;
 }
 
@@ -396,6 +492,8 @@ export interface BenchBot {
     missedModules: string[];
     missedInputs: string[];
     warnings: string[];
+    /** "llm": a judge model matched the functionalities; "lexical": word overlap, an approximation. */
+    matcher: string;
   };
   profiles: BenchProfile[];
   rules: BenchRule[];
@@ -408,6 +506,8 @@ export interface BenchBot {
   };
   mutation: MutationFigures;
   mutants: BenchMutant[];
+  scores: BenchScores;
+  controls: ControlFigures;
   usage: BenchUsage;
   phases: (BenchUsage & { phase: string })[];
 }
@@ -443,6 +543,7 @@ function readBot(id: string, value: unknown): BenchBot {
       missedModules: strings(tracer.missed_modules),
       missedInputs: strings(tracer.missed_inputs),
       warnings: strings(tracer.warnings),
+      matcher: str(tracer.matcher),
     },
     profiles: records(data.profiles).map((p) => ({
       name: str(p.name),
@@ -450,7 +551,12 @@ function readBot(id: string, value: unknown): BenchBot {
       temperature: num(p.temperature),
       goals: num(p.goals),
     })),
-    rules: records(data.rules).map((r) => ({ name: str(r.name), kind: str(r.kind), description: str(r.description) })),
+    rules: records(data.rules).map((r) => ({
+      name: str(r.name),
+      kind: str(r.kind),
+      source: str(r.source) || "oracle",
+      description: str(r.description),
+    })),
     sensei: {
       repeats: num(sensei.repeats),
       conversationsPerRun: num(sensei.conversations_per_run),
@@ -460,6 +566,8 @@ function readBot(id: string, value: unknown): BenchBot {
     },
     mutation: readMutation(mutation),
     mutants: records(mutation.mutants).map(readMutant),
+    scores: readScores(data.scores),
+    controls: readControls(data.controls),
     usage: readUsage(usage),
     phases: Object.entries(rec(usage.phases))
       .sort(([a], [b]) => byOrder(PHASES)(a, b))
@@ -480,14 +588,20 @@ export interface BenchConfigInfo {
   concurrency: number | null;
   seed: number | null;
   today: string;
+  /** What the model is when its name does not say (e.g. "fake LLM: …"). */
+  llmNote: string;
+  parleyVersion: string;
 }
 
 export interface BenchData {
   config: BenchConfigInfo;
   bots: BenchBot[];
+  scores: BenchScores;
   overall: {
     precision: number | null;
     recall: number | null;
+    matcher: string;
+    controls: ControlFigures;
     falseAlarms: FalseAlarms;
     mutation: MutationFigures;
     usage: BenchUsage;
@@ -501,6 +615,7 @@ export interface BenchData {
 export function readBench(content: unknown): BenchData {
   const data = rec(content);
   const config = rec(data.config);
+  const provenance = rec(data.provenance);
   const overall = rec(data.overall);
   const usage = readUsage(overall.usage);
   const wallSeconds = num(data.wall_s) ?? num(overall.wall_s);
@@ -518,13 +633,18 @@ export function readBench(content: unknown): BenchData {
       concurrency: num(config.concurrency),
       seed: num(config.seed),
       today: str(config.today),
+      llmNote: str(provenance.llm_note) || str(config.llm_note),
+      parleyVersion: str(provenance.parley_version),
     },
     bots: Object.entries(rec(data.bots))
       .sort(([a], [b]) => botOrder(a, b))
       .map(([id, bot]) => readBot(id, bot)),
+    scores: readScores(data.scores),
     overall: {
       precision: num(overall.precision),
       recall: num(overall.recall),
+      matcher: str(overall.matcher),
+      controls: readControls(overall.controls),
       falseAlarms: readFalseAlarms(overall.false_alarms),
       mutation: readMutation(overall.mutation),
       usage: { ...usage, wallSeconds: wallSeconds ?? usage.wallSeconds },

@@ -9,8 +9,9 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { api, settle, unwrap, unwrapEmpty } from "./client";
 import { toApiError } from "./errors";
 import { collectPages } from "./pagination";
+import { useLiveRun, useLiveRunLists } from "./live";
 import { isRecord } from "./run-results";
-import { isRunActive, RUN_POLL_MS, type Run, runKeys, type RunStatus } from "./runs";
+import { type Run, runKeys, type RunStatus } from "./runs";
 import type { paths } from "./schema";
 
 type RunListQuery = NonNullable<paths["/api/runs/"]["get"]["parameters"]["query"]>;
@@ -34,7 +35,7 @@ export interface RunFilters {
 export const dashboardKeys = {
   list: (filters: RunFilters) => [...runKeys.lists, "dashboard", filters] as const,
   projectRuns: (projectId: number, kind: DashboardKind) => [...runKeys.lists, "project", projectId, kind] as const,
-  stats: (runId: number) => ["runs", "stats", runId] as const,
+  stats: runKeys.stats,
   diff: (projectId: number, from: number, to: number) => ["runs", "diff", projectId, from, to] as const,
 };
 
@@ -54,18 +55,17 @@ export function getRunsPage(filters: RunFilters, signal?: AbortSignal) {
   return unwrap(api.GET("/api/runs/", { params: { query: listQuery(filters) }, signal }));
 }
 
-/** A page of runs; re-read every few seconds while one of its rows is still queued or running. */
+/** A page of runs (`useRunsPage` re-reads it when the server says one of the visitor's runs changed). */
 export function runsPageQueryOptions(filters: RunFilters) {
   return queryOptions({
     queryKey: dashboardKeys.list(filters),
     queryFn: ({ signal }) => getRunsPage(filters, signal),
     placeholderData: keepPreviousData,
-    refetchInterval: (query) =>
-      query.state.data?.results.some((run) => isRunActive(run.status)) ? RUN_POLL_MS : false,
   });
 }
 
 export function useRunsPage(filters: RunFilters) {
+  useLiveRunLists();
   return useQuery(runsPageQueryOptions(filters));
 }
 
@@ -82,11 +82,11 @@ export function getProjectRuns(projectId: number, kind: DashboardKind, signal?: 
 }
 
 export function useProjectRuns(projectId: number | null, kind: DashboardKind) {
+  useLiveRunLists(projectId !== null);
   return useQuery({
     queryKey: dashboardKeys.projectRuns(projectId ?? 0, kind),
     queryFn: ({ signal }) => getProjectRuns(projectId ?? 0, kind, signal),
     enabled: projectId !== null,
-    refetchInterval: (query) => (query.state.data?.some((run) => isRunActive(run.status)) ? RUN_POLL_MS : false),
   });
 }
 
@@ -113,6 +113,11 @@ export function num(value: unknown): number | null {
 
 function str(value: unknown): string {
   return typeof value === "string" ? value : "";
+}
+
+/** LLM calls of a run whose model had no price: `cost_usd` leaves them out (`engine/llm/ledger.py`). */
+export function unpricedCalls(run: Pick<Run, "usage">): number {
+  return isRecord(run.usage) ? (num(run.usage.unpriced_calls) ?? 0) : 0;
 }
 
 // -- what a run was asked and what it found --------------------------------------------------------------------
@@ -144,7 +149,11 @@ export interface SenseiSummary {
   profiles: { id: number | null; name: string }[];
   conversations: number | null;
   withErrors: number | null;
-  /** Share of conversations without errors (0…1), null before any finished. */
+  /** Verdicts (`engine/sensei/verdicts.py`): only `failed` is a chatbot failure; null for runs before verdicts. */
+  failed: number | null;
+  inconclusive: number | null;
+  /** Share of conclusive conversations that passed (0…1) — inconclusive ones left out; for runs before
+   * verdicts, the share without errors. Null before any finished. */
   passRate: number | null;
 }
 
@@ -155,14 +164,20 @@ export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSu
     : [];
   const conversations = num(result.conversations);
   const withErrors = num(result.with_errors);
+  const passed = num(result.passed);
+  const failed = num(result.failed);
+  const legacyRate =
+    conversations !== null && conversations > 0 && withErrors !== null
+      ? (conversations - withErrors) / conversations
+      : null;
   return {
     profiles,
     conversations,
     withErrors,
+    failed,
+    inconclusive: num(result.inconclusive),
     passRate:
-      conversations !== null && conversations > 0 && withErrors !== null
-        ? (conversations - withErrors) / conversations
-        : null,
+      passed !== null && failed !== null ? (passed + failed > 0 ? passed / (passed + failed) : null) : legacyRate,
   };
 }
 
@@ -242,9 +257,20 @@ export interface RuleStats {
   passRate: number | null;
 }
 
+/** A SENSEI run's verdicts: counts, the reasons of failed and inconclusive conversations, simulator slips. */
+export interface VerdictStats {
+  passed: number;
+  failed: number;
+  inconclusive: number;
+  failedReasons: [string, number][];
+  inconclusiveReasons: [string, number][];
+  simulatorSlips: number;
+}
+
 export interface RunStats {
   conversations: number | null;
   withErrors: number | null;
+  verdicts: VerdictStats | null;
   errorsByCode: ErrorCount[];
   profiles: ProfileStats[];
   responseTimes: ResponseTimes;
@@ -255,9 +281,23 @@ export function readRunStats(body: unknown): RunStats {
   const data = isRecord(body) ? body : {};
   const times = isRecord(data.response_times) ? data.response_times : {};
   const list = (value: unknown) => (Array.isArray(value) ? value.filter(isRecord) : []);
+  const reasons = (value: unknown): [string, number][] =>
+    isRecord(value) ? Object.entries(value).map(([name, count]) => [name, num(count) ?? 0]) : [];
+  const failed = num(data.failed);
   return {
     conversations: num(data.conversations),
     withErrors: num(data.with_errors),
+    verdicts:
+      failed === null
+        ? null
+        : {
+            passed: num(data.passed) ?? 0,
+            failed,
+            inconclusive: num(data.inconclusive) ?? 0,
+            failedReasons: reasons(data.failed_reasons),
+            inconclusiveReasons: reasons(data.inconclusive_reasons),
+            simulatorSlips: num(data.simulator_slips) ?? 0,
+          },
     errorsByCode: list(data.errors_by_code).map((row) => ({
       code: num(row.code) ?? 0,
       name: str(row.name) || "unknown",
@@ -300,13 +340,13 @@ export async function getRunStats(runId: number, signal?: AbortSignal) {
   return readRunStats(body);
 }
 
-/** Aggregates of a run; re-read while the run is still producing conversations. */
+/** Aggregates of a run; while `live`, re-read when the server says a conversation was stored. */
 export function useRunStats(runId: number, live: boolean, enabled = true) {
+  useLiveRun(live && enabled ? runId : null);
   return useQuery({
     queryKey: dashboardKeys.stats(runId),
     queryFn: ({ signal }) => getRunStats(runId, signal),
     enabled,
-    refetchInterval: live ? RUN_POLL_MS * 2 : false,
   });
 }
 

@@ -2,9 +2,10 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { renderHook, waitFor } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import type { ReactNode } from "react";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { server } from "../testing/server";
-import { type Run, type RunStatus, RUN_POLL_MS, useRun } from "./runs";
+import { controlledStream } from "../testing/stream-handlers";
+import { type Run, type RunStatus, useRun } from "./runs";
 
 function run(status: RunStatus): Run {
   return {
@@ -34,19 +35,20 @@ function run(status: RunStatus): Run {
   };
 }
 
-afterEach(() => {
-  vi.useRealTimers();
-});
-
 describe("useRun", () => {
-  it("polls while the run is queued or running, and stops once it has finished", async () => {
-    vi.useFakeTimers({ shouldAdvanceTime: true });
-    const answers: RunStatus[] = ["queued", "running", "succeeded"];
-    let calls = 0;
+  it("shows each state the server pushes, without polling, and lets go of the stream once the run has finished", async () => {
+    const stream = controlledStream();
+    let reads = 0;
+    let streams = 0;
     server.use(
-      http.get("/api/runs/:id/", () =>
-        HttpResponse.json(run(answers[Math.min(calls++, answers.length - 1)] ?? "succeeded")),
-      ),
+      http.get("/api/runs/:id/", () => {
+        reads += 1;
+        return HttpResponse.json(run("queued"));
+      }),
+      http.get("/api/stream/runs/:id/", () => {
+        streams += 1;
+        return stream.response();
+      }),
     );
     const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     const wrapper = ({ children }: { children: ReactNode }) => (
@@ -54,21 +56,22 @@ describe("useRun", () => {
     );
 
     const { result } = renderHook(() => useRun(7), { wrapper });
-
     await waitFor(() => {
       expect(result.current.data?.status).toBe("queued");
     });
-    await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
+    stream.send({ event: "run", data: run("running") });
     await waitFor(() => {
       expect(result.current.data?.status).toBe("running");
     });
-    await vi.advanceTimersByTimeAsync(RUN_POLL_MS);
+    stream.send({ event: "run", data: run("succeeded") }, { event: "end", data: { status: "succeeded" } });
     await waitFor(() => {
-      expect(result.current.data?.status).toBe("succeeded");
+      expect(result.current.data?.result).toEqual({ pong: true });
     });
+    stream.close();
 
-    await vi.advanceTimersByTimeAsync(RUN_POLL_MS * 5);
-    expect(calls).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reads).toBe(1);
+    expect(streams).toBe(1);
     queryClient.clear();
   });
 });

@@ -1,27 +1,21 @@
 /**
- * Runs: the single record of every background job. No screen uses these yet; they set the pattern
- * for run screens — a run is polled only while it can still change.
+ * Runs: the single record of every background job. A run that can still change is followed live (live.ts): the
+ * server pushes each change into the cache, so nothing here polls.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import { useLiveRun } from "./live";
+import { runKeys } from "./run-cache";
 import type { ResponseJson } from "./types";
+
+export { runKeys };
 
 export type Run = ResponseJson<"/api/runs/{id}/", "get", 200>;
 export type RunStatus = Run["status"];
 
-/** How often an unfinished run is re-read. */
-export const RUN_POLL_MS = 2_000;
-
 export function isRunActive(status: RunStatus | undefined): boolean {
   return status === "queued" || status === "running";
 }
-
-export const runKeys = {
-  all: ["runs"] as const,
-  lists: ["runs", "list"] as const,
-  list: (page: number) => ["runs", "list", page] as const,
-  detail: (id: number) => ["runs", "detail", id] as const,
-};
 
 export function getRuns(page = 1, signal?: AbortSignal) {
   return unwrap(api.GET("/api/runs/", { params: { query: { page } }, signal }));
@@ -40,19 +34,19 @@ export function runsQueryOptions(page = 1) {
 }
 
 export function runQueryOptions(id: number) {
-  return queryOptions({
-    queryKey: runKeys.detail(id),
-    queryFn: ({ signal }) => getRun(id, signal),
-    refetchInterval: (query) => (isRunActive(query.state.data?.status) ? RUN_POLL_MS : false),
-  });
+  return queryOptions({ queryKey: runKeys.detail(id), queryFn: ({ signal }) => getRun(id, signal) });
 }
 
 export function useRuns(page = 1) {
   return useQuery(runsQueryOptions(page));
 }
 
+/** A run, followed live while it is queued or running (and while its first read is on its way). */
 export function useRun(id: number) {
-  return useQuery(runQueryOptions(id));
+  const query = useQuery(runQueryOptions(id));
+  const status = query.data?.status;
+  useLiveRun(id > 0 && (status === undefined ? !query.isError : isRunActive(status)) ? id : null);
+  return query;
 }
 
 export function useStartPing() {

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/auth/csrf/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The CSRF token (also set as the csrftoken cookie) the resume request sends as X-CSRFToken */
+        get: operations["auth_csrf_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login/": {
         parameters: {
             query?: never;
@@ -30,7 +47,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log out this device (revokes its token) */
+        /** Log out this device (revokes its token, and the browser's keep-me-signed-in cookie) */
         post: operations["auth_logout_create"];
         delete?: never;
         options?: never;
@@ -84,6 +101,26 @@ export interface paths {
         put?: never;
         /** Change the password; every other device is logged out and this one gets a new token */
         post: operations["auth_password_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/resume/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Keep me signed in: a new tab's token, for the browser's remember cookie (needs X-CSRFToken)
+         * @description Authenticated by the HttpOnly `parley_remember` cookie a login with `remember: true` set, not by a token. Send the `csrftoken` cookie's value (or GET /api/auth/csrf/) as `X-CSRFToken`. 401, with the cookies deleted, when the cookie is missing, unknown, revoked or expired; 403 when the CSRF check fails.
+         */
+        post: operations["auth_resume_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -303,6 +340,164 @@ export interface paths {
         options?: never;
         head?: never;
         patch: operations["projects_partial_update"];
+        trace?: never;
+    };
+    "/api/projects/{project_id}/baseline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's baseline run
+         * @description /api/projects/{project_id}/baseline/: which run of the project is its baseline.
+         */
+        get: operations["projects_baseline_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/campaigns/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        get: operations["projects_campaigns_list"];
+        put?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        post: operations["projects_campaigns_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/campaigns/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        get: operations["projects_campaigns_retrieve"];
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        put: operations["projects_campaigns_update"];
+        post?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        delete: operations["projects_campaigns_destroy"];
+        options?: never;
+        head?: never;
+        /** @description The shared shape; subclasses set the model, serializer, validator and template. */
+        patch: operations["projects_campaigns_partial_update"];
+        trace?: never;
+    };
+    "/api/projects/{project_id}/campaigns/{id}/plan/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The attempts this campaign makes and the most its LLM calls may cost with the project's model
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_campaigns_plan_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/campaigns/convert/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A campaign (the reference format too) written in Parley's format
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_campaigns_convert_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/campaigns/template/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A commented starting point
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        get: operations["projects_campaigns_template_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/campaigns/upload/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload YAML files (each is validated and stored, valid or not)
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_campaigns_upload_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/campaigns/validate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate without saving
+         * @description The shared shape; subclasses set the model, serializer, validator and template.
+         */
+        post: operations["projects_campaigns_validate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/projects/{project_id}/diff/": {
@@ -707,6 +902,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/baseline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make this run its project's baseline
+         * @description /api/runs/{id}/baseline/: mark or unmark a SENSEI run as its project's baseline.
+         */
+        post: operations["runs_baseline_create"];
+        /**
+         * Stop using this run as the baseline
+         * @description /api/runs/{id}/baseline/: mark or unmark a SENSEI run as its project's baseline.
+         */
+        delete: operations["runs_baseline_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/compare/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare a SENSEI run with a baseline: verdict, pass rates, newly failing conversations
+         * @description /api/runs/{id}/compare/: the run against a baseline (its project's, unless one is named).
+         */
+        get: operations["runs_compare_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/rerun/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-run against the current chatbot
+         * @description /api/runs/{id}/rerun/: the same SENSEI run again, against the chatbot as it is now, replayed.
+         */
+        post: operations["runs_rerun_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/": {
         parameters: {
             query?: never;
@@ -732,6 +991,23 @@ export interface paths {
         };
         /** An artefact: TRACER's model, report, graph, transcripts or usage; a bench's bench or report; a SENSEI run's plan */
         get: operations["runs_artefacts_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/attempts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The attempts of a security campaign run, with their verdicts and quoted evidence */
+        get: operations["runs_attempts_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -903,6 +1179,189 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        Baseline: {
+            project: number;
+            /** @description The baseline run, or null when there is none. */
+            run: number | null;
+        };
+        Campaign: {
+            readonly id: number;
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text: string;
+            readonly valid: boolean;
+            readonly problems: components["schemas"]["Problem"][];
+            readonly warnings: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        CampaignPlan: {
+            attempts: number;
+            llm_calls_at_most: number;
+            model: string | null;
+            /** Format: double */
+            estimated_cost_usd: number | null;
+            seed: number;
+            attacks: {
+                [key: string]: unknown;
+            }[];
+        };
+        CampaignRequest: {
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text: string;
+        };
+        /** @description One conversation as a comparison shows it (`Conversation.brief`). */
+        ComparedBrief: {
+            id: string;
+            index: number;
+            /** @default 0 */
+            repeat: number;
+            verdict: string;
+            /** @default  */
+            reason: string;
+            /** @default  */
+            source: string;
+            /** @default null */
+            fault_turn: number | null;
+            rules_failed: string[];
+            errors: components["schemas"]["ComparedError"][];
+            /** @default 0 */
+            turns: number;
+        };
+        ComparedChange: {
+            /** @default null */
+            delta: number | null;
+            /** @default null */
+            low: number | null;
+            /** @default null */
+            high: number | null;
+        };
+        /** @description USD on each side (None when unpriced) and the change, in all and per conversation. */
+        ComparedCost: {
+            /** @default null */
+            baseline_usd: number | null;
+            /** @default null */
+            run_usd: number | null;
+            /** @default null */
+            delta_usd: number | null;
+            /** @default null */
+            baseline_per_conversation_usd: number | null;
+            /** @default null */
+            run_per_conversation_usd: number | null;
+            /** @default null */
+            delta_per_conversation_usd: number | null;
+        };
+        ComparedError: {
+            code: number;
+            name: string;
+            message: string;
+            /** @default null */
+            turn: number | null;
+        };
+        ComparedErrorCount: {
+            code: number;
+            name: string;
+            count: number;
+            conversations: string[];
+        };
+        /** @description A pass rate on both sides (overall, one profile or one rule) and what its change means. */
+        ComparedGroup: {
+            kind: components["schemas"]["ComparedGroupKindEnum"];
+            name: string;
+            baseline: components["schemas"]["ComparedSide"];
+            run: components["schemas"]["ComparedSide"];
+            change: components["schemas"]["ComparedChange"];
+            status: components["schemas"]["ComparedGroupStatusEnum"];
+            /** @default  */
+            why: string;
+        };
+        /** @enum {string} */
+        ComparedGroupKindEnum: "overall" | "profile" | "rule";
+        /** @enum {string} */
+        ComparedGroupStatusEnum: "regressed" | "improved" | "unchanged" | "inconclusive" | "new" | "missing";
+        ComparedInconclusive: {
+            profile: string;
+            index: number;
+            id: string;
+            reason: string;
+        };
+        /** @description The inconclusive conversations of each side, with their reasons (the first 200). */
+        ComparedInconclusiveLists: {
+            baseline: components["schemas"]["ComparedInconclusive"][];
+            run: components["schemas"]["ComparedInconclusive"][];
+        };
+        /** @description A planned conversation found in both runs: each side's repeats and what they add up to. */
+        ComparedMatch: {
+            profile: string;
+            planned_index: number;
+            inputs: {
+                [key: string]: unknown;
+            };
+            baseline_verdict: components["schemas"]["ConversationStabilityEnum"];
+            run_verdict: components["schemas"]["ConversationStabilityEnum"];
+            baseline: components["schemas"]["ComparedBrief"][];
+            run: components["schemas"]["ComparedBrief"][];
+        };
+        /** @description Inconclusive conversations of each side by reason. */
+        ComparedReasonCounts: {
+            baseline: {
+                [key: string]: number;
+            };
+            run: {
+                [key: string]: number;
+            };
+        };
+        /** @description A regressed group with its evidence: the rates, and the conversations that now fail. */
+        ComparedRegression: {
+            kind: components["schemas"]["ComparedGroupKindEnum"];
+            name: string;
+            baseline: components["schemas"]["ComparedSide"];
+            run: components["schemas"]["ComparedSide"];
+            change: components["schemas"]["ComparedChange"];
+            newly_failing: components["schemas"]["ComparedMatch"][];
+            failing_conversations: string[];
+            new_error_codes: number[];
+        };
+        ComparedSide: {
+            /** @default 0 */
+            passed: number;
+            /** @default 0 */
+            failed: number;
+            /** @default 0 */
+            decided: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default null */
+            rate: number | null;
+            /** @default 0 */
+            low: number;
+            /** @default 1 */
+            high: number;
+        };
+        /** @description The chatbot's response times on one side (seconds). */
+        ComparedTimes: {
+            /** @default 0 */
+            count: number;
+            /** @default null */
+            mean_s: number | null;
+            /** @default null */
+            p50_s: number | null;
+            /** @default null */
+            p95_s: number | null;
+        };
+        ComparedTiming: {
+            baseline: components["schemas"]["ComparedTimes"];
+            run: components["schemas"]["ComparedTimes"];
+            /** @default null */
+            delta_mean_s: number | null;
+            /** @default null */
+            delta_p95_s: number | null;
+        };
+        /** @enum {string} */
+        ComparisonVerdictEnum: "regressed" | "improved" | "unchanged" | "inconclusive";
         Connector: {
             readonly id: number;
             name: string;
@@ -976,6 +1435,15 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        /** @enum {string} */
+        ConversationStabilityEnum: "passed" | "failed" | "flaky" | "inconclusive";
+        ConvertedCampaign: {
+            text: string;
+        };
+        Csrf: {
+            /** @description Send as the X-CSRFToken header; also set as the csrftoken cookie. */
+            csrf_token: string;
+        };
         DocumentTemplate: {
             text: string;
         };
@@ -1026,6 +1494,8 @@ export interface components {
             /** Format: email */
             email: string;
             password: string;
+            /** @description Keep me signed in: the response also sets an HttpOnly cookie that lets new tabs of this browser get their own token from /api/auth/resume/. */
+            remember?: boolean;
         };
         /**
          * @description * `model` - Model
@@ -1035,9 +1505,10 @@ export interface components {
          *     * `usage` - Usage
          *     * `bench` - Bench
          *     * `plan` - Plan
+         *     * `exchanges` - Exchanges
          * @enum {string}
          */
-        NameEnum: "model" | "report" | "graph" | "transcripts" | "usage" | "bench" | "plan";
+        NameEnum: "model" | "report" | "graph" | "transcripts" | "usage" | "bench" | "plan" | "exchanges";
         /**
          * @description * `delete-enum-value` - delete-enum-value
          *     * `change-optionality` - change-optionality
@@ -1063,6 +1534,21 @@ export interface components {
          * @enum {string}
          */
         OriginEnum: "manual" | "tracer";
+        PaginatedCampaignList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Campaign"][];
+        };
         PaginatedConnectorList: {
             /** @example 123 */
             count: number;
@@ -1183,9 +1669,29 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Run"][];
         };
+        PaginatedSecurityAttemptList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["SecurityAttempt"][];
+        };
         PasswordChangeRequest: {
             current_password: string;
             new_password: string;
+        };
+        PatchedCampaignRequest: {
+            /** @description Defaults to the name in the YAML. */
+            name?: string;
+            text?: string;
         };
         PatchedConnectorRequest: {
             name?: string;
@@ -1430,6 +1936,33 @@ export interface components {
             readonly is_owner: boolean;
             readonly cancel_requested: boolean;
         };
+        /** @description A comparison of two platform runs: the engine's document and the two run ids. */
+        RunComparison: {
+            verdict: components["schemas"]["ComparisonVerdictEnum"];
+            reasons: string[];
+            threshold: number;
+            baseline_label: string;
+            run_label: string;
+            overall: components["schemas"]["ComparedGroup"];
+            profiles: components["schemas"]["ComparedGroup"][];
+            rules: components["schemas"]["ComparedGroup"][];
+            regressions: components["schemas"]["ComparedRegression"][];
+            newly_failing: components["schemas"]["ComparedMatch"][];
+            newly_passing: components["schemas"]["ComparedMatch"][];
+            flaky: components["schemas"]["ComparedMatch"][];
+            new_error_codes: components["schemas"]["ComparedErrorCount"][];
+            gone_error_codes: components["schemas"]["ComparedErrorCount"][];
+            inconclusive: components["schemas"]["ComparedInconclusiveLists"];
+            inconclusive_reasons: components["schemas"]["ComparedReasonCounts"];
+            matched: number;
+            baseline_only: number;
+            run_only: number;
+            cost: components["schemas"]["ComparedCost"];
+            response_time: components["schemas"]["ComparedTiming"];
+            notes: string[];
+            baseline_run: number;
+            run: number;
+        };
         RunEvent: {
             readonly id: number;
             readonly type: components["schemas"]["TypeEnum"];
@@ -1450,17 +1983,19 @@ export interface components {
          *     * `sensei` - SENSEI simulation
          *     * `check` - Rule check
          *     * `bench` - Evaluation bench
+         *     * `security` - Security campaign
          * @enum {string}
          */
-        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check" | "bench";
+        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check" | "bench" | "security";
         /**
          * @description * `tracer` - tracer
          *     * `sensei` - sensei
          *     * `check` - check
          *     * `bench` - bench
+         *     * `security` - security
          * @enum {string}
          */
-        RunRequestKindEnum: "tracer" | "sensei" | "check" | "bench";
+        RunRequestKindEnum: "tracer" | "sensei" | "check" | "bench" | "security";
         /** @description One body for the four kinds; each kind reads its own fields. */
         RunRequestRequest: {
             kind: components["schemas"]["RunRequestKindEnum"];
@@ -1475,10 +2010,12 @@ export interface components {
             rules?: number[];
             sensei_runs?: number[];
             operators?: components["schemas"]["OperatorsEnum"][];
-            /** @description SENSEI runs on the original bot (false alarms); 3 when omitted. */
+            /** @description Bench: SENSEI runs on the original bot (false alarms), 3 when omitted. SENSEI: runs of each planned conversation with other simulator seeds (flaky conversations), 1 when omitted. */
             repeats?: number;
             /** @description Mutants drawn per mutation operator; 1 when omitted. */
             mutants_per_operator?: number;
+            /** @description Security: the campaign to run. */
+            campaign?: number;
         };
         /**
          * @description * `queued` - Queued
@@ -1489,6 +2026,23 @@ export interface components {
          * @enum {string}
          */
         RunStatusEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        /** @description One attempt of a security campaign; `record` holds its transcript, findings and quoted evidence. */
+        SecurityAttempt: {
+            readonly id: number;
+            readonly attack: string;
+            readonly attack_id: string;
+            readonly index: number;
+            readonly delivery: string;
+            readonly verdict: string;
+            readonly because: string;
+            readonly record: unknown;
+            /** Format: double */
+            readonly duration_s: number | null;
+            /** Format: double */
+            readonly cost_usd: number | null;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
         /** @description What a successful sign-up, login or password change returns: a fresh token for this device. */
         Session: {
             /** @description Send as `Authorization: Token <token>`. Shown once. */
@@ -1571,6 +2125,25 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    auth_csrf_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Csrf"];
+                };
+            };
+        };
+    };
     auth_login_create: {
         parameters: {
             query?: never;
@@ -1684,6 +2257,25 @@ export interface operations {
                 "application/json": components["schemas"]["PasswordChangeRequest"];
             };
         };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+        };
+    };
+    auth_resume_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
         responses: {
             200: {
                 headers: {
@@ -2249,6 +2841,296 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Project"];
+                };
+            };
+        };
+    };
+    projects_baseline_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Baseline"];
+                };
+            };
+        };
+    };
+    projects_campaigns_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedCampaignList"];
+                };
+            };
+        };
+    };
+    projects_campaigns_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+        };
+    };
+    projects_campaigns_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this campaign. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+        };
+    };
+    projects_campaigns_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this campaign. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+        };
+    };
+    projects_campaigns_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this campaign. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projects_campaigns_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this campaign. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedCampaignRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+        };
+    };
+    projects_campaigns_plan_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this campaign. */
+                id: number;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignPlan"];
+                };
+            };
+        };
+    };
+    projects_campaigns_convert_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TextRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConvertedCampaign"];
+                };
+            };
+        };
+    };
+    projects_campaigns_template_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentTemplate"];
+                };
+            };
+        };
+    };
+    projects_campaigns_upload_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": {
+                    files?: string[];
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"][];
+                };
+            };
+        };
+    };
+    projects_campaigns_validate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TextRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationResult"];
                 };
             };
         };
@@ -3004,7 +3886,7 @@ export interface operations {
             query?: {
                 created_after?: string;
                 created_before?: string;
-                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "sensei" | "tracer";
+                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "security" | "sensei" | "tracer";
                 ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -3079,7 +3961,7 @@ export interface operations {
             query?: {
                 created_after?: string;
                 created_before?: string;
-                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "sensei" | "tracer";
+                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "security" | "sensei" | "tracer";
                 ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -3101,6 +3983,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PaginatedRunList"];
+                };
+            };
+        };
+    };
+    runs_baseline_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Baseline"];
+                };
+            };
+        };
+    };
+    runs_baseline_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    runs_compare_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Default: the project's baseline. */
+                baseline?: number;
+                /** @description Smallest change that counts. */
+                threshold?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunComparison"];
+                };
+            };
+        };
+    };
+    runs_rerun_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
                 };
             };
         };
@@ -3167,6 +4137,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Artefact"];
+                };
+            };
+        };
+    };
+    runs_attempts_list: {
+        parameters: {
+            query?: {
+                /** @description An attack's label in the campaign. */
+                attack?: string;
+                delivery?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                verdict?: "breached" | "error" | "inconclusive" | "resisted";
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedSecurityAttemptList"];
                 };
             };
         };

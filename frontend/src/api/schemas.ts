@@ -2,7 +2,7 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
 
-export type SchemaKind = "profile" | "rule" | "connector";
+export type SchemaKind = "profile" | "rule" | "connector" | "campaign";
 
 /** A JSON Schema document; the editor reads it defensively, so it stays a plain record here. */
 export type JsonSchemaDocument = Record<string, unknown>;

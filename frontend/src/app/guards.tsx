@@ -6,13 +6,19 @@ import { ApiError } from "../api/errors";
 import { FullPageLoader } from "../components/FullPageLoader";
 import { paths, safeNext } from "../lib/paths";
 import { tokenStore, useToken } from "../lib/token-store";
+import { useResumingSession } from "./session-resume";
 
-/** Signed-in screens. Without a token: to the login page, remembering where the user wanted to go. */
+/**
+ * Signed-in screens. Without a token: to the login page, remembering where the user wanted to go — unless the
+ * browser is kept signed in, in which case the tab first gets its own token (app/session-resume.ts).
+ */
 export function RequireAuth() {
   const token = useToken();
   const location = useLocation();
   const me = useMe();
+  const resuming = useResumingSession();
 
+  if (resuming) return <FullPageLoader />;
   if (token === null) {
     // After an explicit log-out the user starts over at home; otherwise they come back here.
     const next = tokenStore.lastClearReason() === "logout" ? null : location.pathname + location.search + location.hash;
@@ -40,6 +46,8 @@ export function RequireAuth() {
 export function RequireAnonymous() {
   const token = useToken();
   const [searchParams] = useSearchParams();
+  const resuming = useResumingSession();
+  if (resuming) return <FullPageLoader />;
   if (token !== null) return <Navigate to={safeNext(searchParams.get("next")) ?? paths.home} replace />;
   return <Outlet />;
 }

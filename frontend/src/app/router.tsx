@@ -19,6 +19,10 @@ import { NAV_ITEMS } from "./navigation";
 /** The screens with the YAML editor load CodeMirror; they come in their own chunk, on first visit. */
 const connectorEditor = () =>
   import("../pages/connectors/ConnectorEditPage").then((module) => ({ Component: module.ConnectorEditPage }));
+const securityPage = () =>
+  import("../pages/security/SecurityPage").then((module) => ({ Component: module.SecurityPage }));
+const securityRun = () =>
+  import("../pages/security/SecurityRunPage").then((module) => ({ Component: module.SecurityRunPage }));
 const profileEditor = () =>
   import("../pages/test-center/ProfileEditorPage").then((module) => ({ Component: module.ProfileEditorPage }));
 
@@ -57,6 +61,8 @@ export const routes: RouteObject[] = [
               { path: "projects/:projectId/profiles/new", lazy: profileEditor },
               { path: "projects/:projectId/profiles/:profileId", lazy: profileEditor },
               ...dashboardRoutes,
+              { path: "security", lazy: securityPage },
+              { path: "security/runs/:runId", lazy: securityRun },
             ],
           },
         ],

@@ -1,6 +1,6 @@
 /**
  * The live view of one long run (TRACER, SENSEI, check): status, stage, progress, counters, LLM usage, and its
- * log as it grows. The run and its events are polled only while the run is queued or running; once it has
+ * log as it grows. While the run is queued or running the server pushes each change (api/live.ts); once it has
  * finished the log is read one last time. Everything the chatbot or an LLM said is rendered as text.
  */
 import {
@@ -18,19 +18,17 @@ import {
   Title,
 } from "@mantine/core";
 import { useEffect, useRef, useState } from "react";
+import { Link } from "react-router";
 import { ApiError } from "../api/errors";
 import { readRunProgress, type RunEvent, useCancelRun, useRunEvents } from "../api/project-runs";
 import { type Run, isRunActive } from "../api/runs";
+import { unpricedCalls } from "../api/runs-dashboard";
+import { paths } from "../lib/paths";
 import { ConfirmDialog } from "./ConfirmDialog";
+import { LiveIndicator } from "./LiveIndicator";
+import { CostText } from "./CostText";
+import { runOutcome, STATUS_COLOR } from "./run-outcome";
 import { useFollowedRun } from "./use-followed-run";
-
-const STATUS_COLOR: Record<Run["status"], string> = {
-  queued: "gray",
-  running: "blue",
-  succeeded: "teal",
-  failed: "red",
-  cancelled: "orange",
-};
 
 function text(value: unknown): string {
   return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
@@ -47,6 +45,18 @@ function humanize(name: string): string {
   return name.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
 }
 
+/**
+ * Which SENSEI conversation a line belongs to, "profile #n" (n counted from 1, as the conversations list does):
+ * conversations run side by side, so their lines interleave. Empty for TRACER's lines.
+ */
+export function conversationLabel(data: Record<string, unknown>): string {
+  const profile = text(data.profile);
+  if (!profile) return "";
+  const index =
+    typeof data.index === "number" ? data.index : Number(/-(\d+)$/.exec(text(data.conversation))?.[1] ?? Number.NaN);
+  return Number.isInteger(index) ? `${profile} #${String(index + 1)}` : profile;
+}
+
 /** One event as a line of the log. */
 export function describeEvent(event: RunEvent): { label: string; body: string; tone: "default" | "warning" | "chat" } {
   const data = event.data;
@@ -61,8 +71,9 @@ export function describeEvent(event: RunEvent): { label: string; body: string; t
       };
     case "message": {
       const session = text(data.session);
+      const who = conversationLabel(data) || (session ? `session ${session}` : "");
       const role = text(data.role) || "message";
-      return { label: session ? `session ${session} · ${role}` : role, body: text(data.text), tone: "chat" };
+      return { label: who ? `${who} · ${role}` : role, body: text(data.text), tone: "chat" };
     }
     case "functionality":
       return {
@@ -77,7 +88,12 @@ export function describeEvent(event: RunEvent): { label: string; body: string; t
         label: "conversation",
         body:
           text(data.message) ||
-          [text(data.session) && `session ${text(data.session)}`, text(data.status), text(data.profile)]
+          [
+            text(data.session) && `session ${text(data.session)}`,
+            text(data.status),
+            conversationLabel(data) && `${conversationLabel(data)} finished`,
+            Array.isArray(data.errors) && data.errors.length > 0 && `${String(data.errors.length)} error(s)`,
+          ]
             .filter(Boolean)
             .join(" · "),
         tone: "default",
@@ -169,17 +185,13 @@ interface RunProgressProps {
   /** Called once when the run is seen to finish. */
   onFinished?: (run: Run) => void;
   title?: string;
+  /** Link to the run's own page: "Open the run page" while it goes, "Open the report" once it has ended. */
+  linkToRunPage?: boolean;
 }
 
-export function RunProgress({ runId, onFinished, title }: RunProgressProps) {
-  const { run, active, error, refetch: refetchRun } = useFollowedRun(runId);
+export function RunProgress({ runId, onFinished, title, linkToRunPage = false }: RunProgressProps) {
+  const { run, active, live, error } = useFollowedRun(runId);
   const events = useRunEvents(runId, active);
-
-  // New log lines mean the run has moved on: read its status now rather than at the next tick.
-  const eventCount = events.data?.length ?? 0;
-  useEffect(() => {
-    if (active && eventCount > 0) void refetchRun();
-  }, [active, eventCount, refetchRun]);
   const cancel = useCancelRun();
   const [confirmCancel, setConfirmCancel] = useState(false);
 
@@ -216,6 +228,8 @@ export function RunProgress({ runId, onFinished, title }: RunProgressProps) {
       ? Math.min(100, Math.round((progress.done / progress.total) * 100))
       : null;
   const finishedOk = run.status === "succeeded";
+  const outcome = runOutcome(run);
+  const runPage = linkToRunPage ? paths.runPage(run.kind, run.id) : null;
 
   return (
     <Card withBorder padding="md">
@@ -225,22 +239,30 @@ export function RunProgress({ runId, onFinished, title }: RunProgressProps) {
             <Title order={2} size="h5">
               {title ?? `${humanize(run.kind)} run #${String(run.id)}`}
             </Title>
-            <Badge color={STATUS_COLOR[run.status]} aria-live="polite">
-              {run.status}
+            <Badge color={outcome.color} aria-live="polite">
+              {outcome.label}
             </Badge>
+            <LiveIndicator state={live} />
           </Group>
-          {isRunActive(run.status) && (
-            <Button
-              size="xs"
-              color="red"
-              variant="light"
-              onClick={() => {
-                setConfirmCancel(true);
-              }}
-            >
-              Cancel run
-            </Button>
-          )}
+          <Group gap="xs">
+            {runPage !== null && (
+              <Button size="xs" component={Link} to={runPage} variant={isRunActive(run.status) ? "subtle" : "filled"}>
+                {isRunActive(run.status) ? "Open the run page" : "Open the report"}
+              </Button>
+            )}
+            {isRunActive(run.status) && (
+              <Button
+                size="xs"
+                color="red"
+                variant="light"
+                onClick={() => {
+                  setConfirmCancel(true);
+                }}
+              >
+                Cancel run
+              </Button>
+            )}
+          </Group>
         </Group>
 
         <Stack gap={4} role="status" aria-label="Run progress">
@@ -262,7 +284,7 @@ export function RunProgress({ runId, onFinished, title }: RunProgressProps) {
             value={percent ?? (finishedOk ? 100 : isRunActive(run.status) ? 100 : 0)}
             animated={isRunActive(run.status)}
             striped={isRunActive(run.status) && percent === null}
-            color={STATUS_COLOR[run.status]}
+            color={outcome.warning ? outcome.color : STATUS_COLOR[run.status]}
             aria-label="Progress"
           />
         </Stack>
@@ -272,10 +294,12 @@ export function RunProgress({ runId, onFinished, title }: RunProgressProps) {
           <Stat label="Duration" value={formatSeconds(run.duration_seconds)} />
           {progress.usage && <Stat label="LLM calls" value={String(progress.usage.calls)} />}
           {progress.usage && (
-            <Stat
-              label="Cost"
-              value={progress.usage.costUsd === null ? "—" : `$${progress.usage.costUsd.toFixed(4)}`}
-            />
+            <Box>
+              <Text size="xs" c="dimmed">
+                Cost
+              </Text>
+              <CostText size="sm" fw={500} usd={progress.usage.costUsd} unpriced={unpricedCalls(run)} />
+            </Box>
           )}
           {progress.usage && (
             <Stat
@@ -287,6 +311,12 @@ export function RunProgress({ runId, onFinished, title }: RunProgressProps) {
             <Stat key={name} label={humanize(name)} value={String(value)} />
           ))}
         </SimpleGrid>
+
+        {outcome.warning && (
+          <Alert color="yellow" title={outcome.warning.title}>
+            {outcome.warning.text}
+          </Alert>
+        )}
 
         {run.status === "failed" && (
           <Alert color="red" title={run.error_type || "The run failed"}>

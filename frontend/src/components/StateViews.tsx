@@ -1,6 +1,7 @@
 /** Loading, error and empty states, the same on every screen. */
-import { Alert, Button, Center, Loader, Paper, Stack, Text } from "@mantine/core";
+import { Alert, Button, Center, Loader, Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
+import { Link } from "react-router";
 import { ApiError } from "../api/errors";
 
 export function LoadingState({ label = "Loading" }: { label?: string }) {
@@ -11,7 +12,50 @@ export function LoadingState({ label = "Loading" }: { label?: string }) {
   );
 }
 
-export function ErrorState({ error, title, onRetry }: { error: Error | null; title: string; onRetry?: () => void }) {
+/** Where to go from something that does not exist (or that this visitor may not see: the API says 404 to both). */
+export interface NotFoundTarget {
+  /** "run", "project"…: what was asked for. */
+  what: string;
+  backTo: string;
+  backLabel: string;
+}
+
+/** A missing page or record: says so plainly and offers a way back, never a dead end or a "try again". */
+export function NotFoundState({ what, backTo, backLabel }: NotFoundTarget) {
+  return (
+    <Paper withBorder p="xl" radius="md" role="region" aria-label="Not found">
+      <Stack align="center" gap="xs">
+        <Title order={2} size="h4">
+          {`This ${what} does not exist`}
+        </Title>
+        <Text size="sm" c="dimmed" ta="center" maw={520}>
+          {`It may have been deleted, or the link may be wrong. If it belongs to someone else, it is only visible to them unless their project is public.`}
+        </Text>
+        <Button component={Link} to={backTo} variant="light">
+          {backLabel}
+        </Button>
+      </Stack>
+    </Paper>
+  );
+}
+
+export function isNotFound(error: Error | null): boolean {
+  return error instanceof ApiError && error.status === 404;
+}
+
+export function ErrorState({
+  error,
+  title,
+  onRetry,
+  notFound,
+}: {
+  error: Error | null;
+  title: string;
+  onRetry?: () => void;
+  /** Shown instead when the server answers 404 (or `error` is null: the address itself names nothing). */
+  notFound?: NotFoundTarget;
+}) {
+  if (notFound && (error === null || isNotFound(error))) return <NotFoundState {...notFound} />;
   return (
     <Alert color="red" title={title}>
       <Stack gap="xs" align="flex-start">

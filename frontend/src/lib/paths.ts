@@ -17,7 +17,23 @@ export const paths = {
     `/projects/${String(projectId)}` + (runId === undefined ? "" : `?run=${String(runId)}`),
   newProfile: (projectId: number) => `/projects/${String(projectId)}/profiles/new`,
   profile: (projectId: number, profileId: number) => `/projects/${String(projectId)}/profiles/${String(profileId)}`,
+  /** The public dashboards: anyone can read public projects' runs without an account. */
+  publicProjects: "/public",
+  publicProject: (projectId: number) => `/public/projects/${String(projectId)}`,
+  /** A long run's own page (its report and results), or null for the short runs that have none. */
+  runPage: (kind: string, runId: number): string | null => {
+    const segment = RUN_PAGES[kind];
+    return segment === undefined ? null : `/${segment}/${String(runId)}`;
+  },
 } as const;
+
+const RUN_PAGES: Partial<Record<string, string>> = {
+  tracer: "tracer",
+  sensei: "sensei",
+  check: "checks",
+  bench: "bench",
+  security: "security/runs",
+};
 
 function withNext(path: string, next?: string | null): string {
   const safe = safeNext(next);

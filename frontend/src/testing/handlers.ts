@@ -1,7 +1,7 @@
 /** MSW handlers that behave like the Django API, including its error bodies. */
 import { http, HttpResponse } from "msw";
 import type { AuthSession, LoginInput, PasswordChangeInput, SignupInput, User } from "../api/auth";
-import { db } from "./mock-db";
+import { CSRF_COOKIE, CSRF_TOKEN, db, REMEMBER_COOKIE } from "./mock-db";
 
 interface ErrorBody {
   detail: string;
@@ -51,13 +51,40 @@ export const handlers = [
     if (user?.password !== body.password) {
       return error(400, { detail: "The e-mail or password is incorrect.", code: "invalid_credentials" });
     }
+    // A login decides what the browser remembers: an earlier "keep me signed in" ends, a new one starts if asked.
+    db.forgetBrowser();
+    if (body.remember === true) db.rememberBrowser(body.email);
     return HttpResponse.json(session(body.email));
+  }),
+
+  http.get("/api/auth/csrf/", () => {
+    document.cookie = `${CSRF_COOKIE}=${CSRF_TOKEN}; path=/`;
+    return HttpResponse.json({ csrf_token: CSRF_TOKEN });
+  }),
+
+  http.post("/api/auth/resume/", ({ request, cookies }) => {
+    const secret = cookies[REMEMBER_COOKIE];
+    const notRemembered = () => {
+      db.forgetBrowser();
+      return error(401, {
+        detail: "This browser is not kept signed in (or no longer): please log in.",
+        code: "not_remembered",
+      });
+    };
+    if (secret === undefined) return notRemembered();
+    const csrf = request.headers.get("X-CSRFToken");
+    if (csrf === null || csrf !== cookies[CSRF_COOKIE]) {
+      return error(403, { detail: "Refused: this request did not come from Parley's own pages.", code: "csrf_failed" });
+    }
+    const user = db.userForRememberToken(secret);
+    return user ? HttpResponse.json(session(user.email)) : notRemembered();
   }),
 
   http.post("/api/auth/logout/", ({ request }) => {
     const auth = authenticate(request);
     if (!auth) return notAuthenticated();
     db.revokeToken(auth.token);
+    db.forgetBrowser();
     return new HttpResponse(null, { status: 204 });
   }),
 
@@ -65,6 +92,7 @@ export const handlers = [
     const auth = authenticate(request);
     if (!auth) return notAuthenticated();
     db.revokeAllTokens(auth.user.email);
+    db.forgetBrowser();
     return new HttpResponse(null, { status: 204 });
   }),
 
@@ -86,6 +114,7 @@ export const handlers = [
     }
     auth.user.password = body.new_password;
     db.revokeAllTokens(auth.user.email);
+    db.forgetBrowser();
     return HttpResponse.json(session(auth.user.email));
   }),
 

@@ -1,9 +1,38 @@
-/** An in-memory backend for the MSW handlers: users, their tokens, and what health reports. */
+/**
+ * An in-memory backend for the MSW handlers: users, their tokens, the browsers kept signed in, and what health
+ * reports.
+ *
+ * The browser's cookie jar is jsdom's `document.cookie`, which MSW forwards with same-origin requests. The real
+ * server sets `parley_remember` HttpOnly; jsdom's scripts cannot, and the SPA never reads it, so a plain cookie
+ * stands in for it. The mock writes the cookies itself rather than answering with Set-Cookie, which MSW would
+ * also persist in localStorage.
+ */
 import type { User } from "../api/auth";
 import type { Health } from "../api/health";
 
 interface StoredUser extends User {
   password: string;
+}
+
+export const REMEMBER_COOKIE = "parley_remember";
+export const REMEMBERED_COOKIE = "parley_remembered";
+export const CSRF_COOKIE = "csrftoken";
+export const CSRF_TOKEN = "csrf-token-from-the-server";
+
+function setCookie(name: string, value: string) {
+  document.cookie = `${name}=${value}; path=/; samesite=strict`;
+}
+
+function deleteCookie(name: string) {
+  document.cookie = `${name}=; path=/; max-age=0`;
+}
+
+function cookie(name: string): string | undefined {
+  const prefix = `${name}=`;
+  return document.cookie
+    .split("; ")
+    .find((part) => part.startsWith(prefix))
+    ?.slice(prefix.length);
 }
 
 const HEALTHY: Health = {
@@ -18,6 +47,8 @@ function createDb() {
   let nextToken = 1;
   const users = new Map<string, StoredUser>();
   const tokens = new Map<string, string>();
+  let nextRemember = 1;
+  const rememberTokens = new Map<string, string>();
 
   return {
     health: structuredClone(HEALTHY),
@@ -44,12 +75,45 @@ function createDb() {
     },
     revokeAllTokens(email: string): void {
       for (const [token, owner] of tokens) if (owner === email) tokens.delete(token);
+      for (const [secret, owner] of rememberTokens) if (owner === email) rememberTokens.delete(secret);
+    },
+    /** What a login with "Keep me signed in" leaves in the browser: the remember cookie, its hint, the CSRF cookie. */
+    rememberBrowser(email: string): void {
+      const secret = `remember-${String(nextRemember++)}`;
+      rememberTokens.set(secret, email);
+      setCookie(REMEMBER_COOKIE, secret);
+      setCookie(REMEMBERED_COOKIE, "1");
+      setCookie(CSRF_COOKIE, CSRF_TOKEN);
+    },
+    /** Logout, or a refused remember cookie: the token behind the browser's cookie is revoked, the cookies deleted. */
+    forgetBrowser(): void {
+      const secret = cookie(REMEMBER_COOKIE);
+      if (secret !== undefined) rememberTokens.delete(secret);
+      deleteCookie(REMEMBER_COOKIE);
+      deleteCookie(REMEMBERED_COOKIE);
+    },
+    userForRememberToken(secret: string): StoredUser | undefined {
+      const email = rememberTokens.get(secret);
+      return email === undefined ? undefined : users.get(email);
+    },
+    /** Revoked on the server (expired, or ended elsewhere) while the browser still holds the cookies. */
+    revokeRememberTokens(): void {
+      rememberTokens.clear();
+    },
+    browserCookies(): string[] {
+      return document.cookie
+        .split("; ")
+        .filter(Boolean)
+        .map((part) => part.split("=")[0] ?? "");
     },
     reset(): void {
       nextId = 1;
       nextToken = 1;
       users.clear();
       tokens.clear();
+      nextRemember = 1;
+      rememberTokens.clear();
+      for (const name of [REMEMBER_COOKIE, REMEMBERED_COOKIE, CSRF_COOKIE]) deleteCookie(name);
       this.health = structuredClone(HEALTHY);
     },
   };

@@ -6,6 +6,7 @@ import "@testing-library/jest-dom/vitest";
 import { notifications } from "@mantine/notifications";
 import { cleanup, configure } from "@testing-library/react";
 import { afterAll, afterEach, beforeAll } from "vitest";
+import { closeLiveChannels } from "../api/live";
 import { tokenStore } from "../lib/token-store";
 import { db } from "./mock-db";
 import { server } from "./server";
@@ -62,6 +63,8 @@ beforeAll(() => {
 
 afterEach(() => {
   cleanup();
+  // Live-update connections outlive their hooks for a moment; none may reach into the next test.
+  closeLiveChannels();
   server.resetHandlers();
   db.reset();
   workspaceDb.reset();

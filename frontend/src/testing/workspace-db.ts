@@ -105,6 +105,7 @@ function createWorkspaceDb() {
         public: false,
         owner_name: "ada",
         is_owner: true,
+        model_warnings: [],
         created_at: NOW,
         updated_at: NOW,
         ...overrides,
@@ -135,6 +136,18 @@ function createWorkspaceDb() {
       const stored = makeRun({ id: id(), ...run });
       state.runs.set(stored.id, { run: stored, finished });
       return stored;
+    },
+    /** A finished connection test of a connector, as `POST /api/connectors/{id}/test/` leaves it. */
+    addConnectorTest(connectorId: number, ok: boolean, createdAt = "2026-03-14T10:00:00Z"): Run {
+      return this.addRun({
+        kind: "connector_test",
+        status: "succeeded",
+        params: { connector_id: connectorId, message: "Hello" },
+        result: ok
+          ? { ok: true, technology: "demo", reply: { messages: ["Hi"], buttons: [] }, latency_s: 0.1 }
+          : { ok: false, technology: "http", error_code: "unreachable", error_message: "Connection refused." },
+        created_at: createdAt,
+      });
     },
     /** Reads a run the way a poll does: an unfinished run with a planned outcome finishes now. */
     readRun(runId: number): Run | undefined {

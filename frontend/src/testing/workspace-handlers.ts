@@ -311,6 +311,8 @@ export const workspaceHandlers = [
     const body = (await request.json()) as ProjectInput;
     if (!workspaceDb.state.connectors.some((c) => c.id === body.connector))
       return invalid({ connector: ["Invalid pk - object does not exist."] });
+    if (body.llm_key !== null && body.llm_key !== undefined && !body.exploration_model?.trim())
+      return invalid({ exploration_model: ["Choose the exploration model: TRACER explores with it."] });
     return HttpResponse.json(workspaceDb.addProject(body), { status: 201 });
   }),
   http.patch("/api/projects/:id/", async ({ request, params }) => {
@@ -409,14 +411,11 @@ export const workspaceHandlers = [
     });
     return HttpResponse.json(run, { status: 201 });
   }),
-  http.get("/api/runs/", ({ request }) =>
-    HttpResponse.json(
-      page(
-        [...workspaceDb.state.runs.values()].map((s) => s.run),
-        request.url,
-      ),
-    ),
-  ),
+  http.get("/api/runs/", ({ request }) => {
+    const kind = new URL(request.url).searchParams.get("kind");
+    const runs = [...workspaceDb.state.runs.values()].map((s) => s.run).filter((run) => !kind || run.kind === kind);
+    return HttpResponse.json(page(runs, request.url));
+  }),
   http.get("/api/runs/:id/", ({ params }) => {
     const run = workspaceDb.readRun(Number(params.id));
     return run ? HttpResponse.json(run) : notFound();

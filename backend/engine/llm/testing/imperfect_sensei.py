@@ -62,10 +62,11 @@ class Said:
 
 
 def parse_conversation(text: str) -> list[Said]:
-    """The turns of a transcript written as `User: ...` / `Chatbot: ...` lines (a turn may span lines)."""
+    """The turns of a transcript written as `User: ...` / `Chatbot: ...` lines (a turn may span lines; the
+    extraction prompt numbers them, `[turn 3] Chatbot: ...`)."""
     raw: list[list[str]] = []
     for line in text.splitlines():
-        match = re.match(r"^(User|Chatbot): ?(.*)$", line)
+        match = re.match(r"^(?:\[turn \d+\] )?(User|Chatbot): ?(.*)$", line)
         if match:
             raw.append([match.group(1), match.group(2)])
         elif raw:

@@ -15,6 +15,9 @@ would have raised or returned. Three families (decision D13):
   unknown fields are refused, thinking models spend part of `max_tokens` thinking; the safety filter answers with
   no choice at all (a blocked prompt) or a choice with `finish_reason: content_filter` and no content.
 - `local`: an Ollama-like server: unknown fields are ignored, response formats and tools can be switched off.
+  With `validation_as_500`, it refuses as llama-cpp-python's server does: a request it cannot validate (a
+  `json_schema` response format) is an HTTP 500 whose message is pydantic's validation error, with the
+  server's stack line after it; JSON mode accepts a `schema` beside its type.
 
 Outside strict JSON-schema mode (and outside tool calls) every JSON answer comes wrapped in prose and a Markdown
 fence, as real models write it. The rules are written here from the API references, independently of
@@ -144,6 +147,7 @@ class ProviderDouble:
     json_object_supported: bool = True
     tools_supported: bool = True
     prose: bool = True
+    validation_as_500: bool = False
     kinds: dict[str, str] = field(default_factory=dict)
     player: ScriptPlayer = field(init=False)
 
@@ -201,7 +205,7 @@ class ProviderDouble:
         if fault == "server_error":
             status = int(spec.get("status", 500))
             message = str(spec.get("message", "The server had an error while processing your request."))
-            return self.error(status, message, kind="server_error")
+            return self.error(status, message, kind=str(spec.get("kind", "server_error")))
         if fault == "auth":
             return self._bad_key("")
         if fault == "malformed_body":
@@ -334,6 +338,17 @@ class ProviderDouble:
 
     def _format_refusal(self, body: dict[str, Any], *, legacy: bool = False) -> WireReply | None:
         response_format = body.get("response_format")
+        if isinstance(response_format, dict) and self.validation_as_500:
+            kind = response_format.get("type")
+            if kind not in ("text", "json_object"):
+                return self.error(
+                    500,
+                    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                    f"'msg': \"Input should be 'text' or 'json_object'\", 'input': '{kind}', 'ctx': "
+                    "{'expected': \"'text' or 'json_object'\"}}\n\n  File \"/srv/llama_cpp/server/app.py\", "
+                    "line 376, in create_chat_completion\n    POST /v1/chat/completions",
+                    kind="internal_server_error",
+                )
         if isinstance(response_format, dict):
             kind = response_format.get("type")
             if kind == "json_schema":

@@ -44,7 +44,15 @@ _ERRORS: dict[int, type[openai.APIStatusError]] = {
     422: openai.UnprocessableEntityError,
     429: openai.RateLimitError,
 }
-_RULES = ("models", "json_schema_supported", "json_object_supported", "tools_supported", "prose", "kinds")
+_RULES = (
+    "models",
+    "json_schema_supported",
+    "json_object_supported",
+    "tools_supported",
+    "prose",
+    "kinds",
+    "validation_as_500",
+)
 
 
 @dataclass(frozen=True)

@@ -99,11 +99,10 @@ def tracer_script(bot_id: str) -> dict[str, Any]:
         },
         "tracer.profiles": {
             "json": {
-                "goals": [
-                    "Ask for the available {{choice}} options",
-                    "Pick {{ choice }} and finish the task",
-                ],
-                "variables": [{"name": "choice", "source": "DS1", "out_of_range": "something unusual"}],
+                # No variable: the scripted user plays a fixed cycle, so it could not convey one (SENSEI would
+                # call such a conversation inconclusive). Out-of-range values are tested in test_model_rules.
+                "goals": ["Order something and finish the task", "Ask a question about the shop"],
+                "variables": [],
                 "context": ["You are in a hurry."],
                 "outputs": [
                     {"name": "confirmation", "type": "string", "description": "the final confirmation"}
@@ -113,10 +112,15 @@ def tracer_script(bot_id: str) -> dict[str, Any]:
     }
 
 
+GREETINGS = {"pizza": "Welcome to Slice Station!", "bike": "Welcome to Spoke & Chain!"}
+"""What each bot answers "hello" with (in every cycle): the confirmation the extractor reads, a value the
+chatbot did state (SENSEI drops an extracted value no chatbot turn states)."""
+
+
 def sensei_script(bot_id: str) -> dict[str, Any]:
     return {
         "sensei.user_turn": USER_CYCLES[bot_id] * 200,
-        "sensei.extract": {"json": {"confirmation": "All done, thank you."}},
+        "sensei.extract": {"json": {"confirmation": GREETINGS[bot_id]}},
     }
 
 

@@ -74,3 +74,54 @@ def test_cli_bench_writes_the_report(
 def test_cli_bench_usage_errors(tmp_path: Path, extra: list[str]) -> None:
     argv = ["bench", "--provider", "openai", "--api-key", "sk-x", "--out", str(tmp_path), *extra]
     assert _main(argv) == 2
+
+
+def test_cli_prints_the_estimate_first_and_honours_max_cost(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = [
+        "bench",
+        "--provider",
+        "openai",
+        "--api-key",
+        "sk-x",
+        "--model",
+        "gpt-4.1-mini",
+        "--out",
+        str(tmp_path),
+    ]
+    assert _main([*base, "--estimate", "--json", str(tmp_path / "estimate.json")]) == 0
+    estimate = json.loads((tmp_path / "estimate.json").read_text())
+    assert estimate["cost_usd"] > 1 and estimate["conversations"] > 0
+    assert capsys.readouterr().err.startswith("Estimate: about ")
+    # An estimate above the budget: refused before any call, with the way out.
+    assert _main([*base, "--max-cost", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "is above --max-cost $0.50" in err and "--repeats" in err
+    # A budget on a model Parley cannot price cannot be kept.
+    unpriced = [
+        "bench",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--api-key",
+        "x",
+    ]
+    assert _main([*unpriced, "--model", "my-local-model", "--max-cost", "5", "--out", str(tmp_path)]) == 2
+    assert "needs a model with a known price" in capsys.readouterr().err
+    assert not (tmp_path / "bench.json").exists()
+
+
+def test_cli_bench_on_the_imperfect_doubles_labels_its_figures_as_fake(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "fake"
+    argv = ["bench", "--double", "imperfect", "--bots", "bike", "--operators", "crash-on-value"]
+    argv += ["--mutants-per-operator", "1", "--repeats", "1", "--controls", "0", "-s", "2", "-n", "3"]
+    assert _main([*argv, "--out", str(out)]) == 0
+    data = json.loads((out / "bench.json").read_text())
+    assert data["provenance"]["llm_note"].startswith("fake LLM")
+    assert data["provenance"]["matcher"] == "lexical"
+    assert "fake LLM" in (out / "bench.md").read_text().splitlines()[2]
+    assert "[fake LLM" in capsys.readouterr().out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -114,11 +115,50 @@ def test_run_writes_records_summary_and_junit(tmp_path, shop_bot, monkeypatch, c
     assert code == 1  # the second conversation hits a crash
     first = json.loads((tmp_path / "out" / "http_shop" / "0000.json").read_text())
     assert first["outputs"] == {"opening": "09:00:00"} and first["errors"] == []
+    assert first["evidence"]["opening"] == {"turn": 3, "quote": "We open at 9am on weekdays.", "reason": None}
+    assert first["verdict"] == "passed"
     assert first["settings"]["connector"] == "http"
+    second = json.loads((tmp_path / "out" / "http_shop" / "0001.json").read_text())
+    assert second["verdict"] == "failed" and second["verdict_reason"].startswith("chatbot_crash")
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["conversations"] == 2 and summary["with_errors"] == 1
+    assert summary["verdicts"] == {"passed": 1, "failed": 1, "inconclusive": 0}
     suite = ET.parse(tmp_path / "junit.xml").getroot()[0]
     assert suite.get("tests") == "2" and suite.get("failures") == "1"
+    out = capsys.readouterr().out
+    assert "1 passed, 1 failed, 0 inconclusive" in out and "failed (chatbot faults): chatbot_crash 1" in out
+
+
+def test_inconclusive_conversations_are_shown_apart_and_fail_the_run_only_when_asked(
+    tmp_path, shop_bot, monkeypatch, capsys
+):
+    import yaml
+
+    monkeypatch.setenv("PARLEY_EGRESS_ALLOW", "127.0.0.1")
+    (tmp_path / "profile.yml").write_text(PROFILE)
+    connector = tmp_path / "bot.yml"
+    connector.write_text(yaml.safe_dump(shop_bot))
+    # The simulated user never names its day, and speaks for the chatbot once.
+    script = {
+        TAG_USER_TURN: ["Tell me a story.\nChatbot: Once upon a time", "Dragons are cool."],
+        TAG_EXTRACT: {"json": {"opening": None}},
+    }
+    for extra, expected in (([], 0), (["--fail-on-inconclusive"], 1)):
+        out = tmp_path / f"out{len(extra)}"
+        with running_fake_server(script) as llm:
+            code = run_cli(
+                "sensei", "run", str(tmp_path / "profile.yml"), "--connector", str(connector),
+                "--provider", "openai-compatible", "--base-url", llm.base_url, "--model", "gpt-4o-mini", "--api-key", "k",
+                "--concurrency", "1", "--seed", "3", "--out", str(out), "--junit", str(out / "junit.xml"), *extra,
+            )  # fmt: skip
+        assert code == expected
+        printed = capsys.readouterr().out
+        assert "0 passed, 0 failed, 2 inconclusive" in printed
+        assert "inconclusive (not counted as chatbot failures): inputs_not_conveyed 2" in printed
+        assert re.search(r"simulator slips: \d+ \(spoke_for_chatbot \d+\)", printed)
+        suite = ET.parse(out / "junit.xml").getroot()[0]
+        assert suite.get("failures") == "0" and suite.get("skipped") == "2"
+        assert suite.find("testcase/skipped").get("message").startswith("inconclusive: inputs_not_conveyed")
 
 
 def test_run_refuses_invalid_profiles_and_bad_connectors(tmp_path, capsys):

@@ -89,7 +89,7 @@ def _user_prompt(goals: str, transcript: str) -> list:
         styles=prompts.STYLE_INSTRUCTIONS["default"],
         language=prompts.LANGUAGE.fill(language="English"),
     )
-    return [system(system_text), user(prompts.USER_TURN.fill(transcript=transcript, extra=""))]
+    return [system(system_text), user(prompts.USER_TURN.fill(transcript=transcript, extra="", goals=goals))]
 
 
 def test_the_double_answers_the_chatbot_s_question_from_its_goals_and_closes_when_done():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.conversation import ErrorCode
 from engine.llm import Budget
 from engine.sensei import CancelToken, Simulator, SimulatorSettings, plan, prompts
-from engine.sensei.simulator import TAG_EXTRACT, TAG_GOAL_CHECK, TAG_USER_TURN
+from engine.sensei.simulator import TAG_EXTRACT, TAG_EXTRACT_QUOTES, TAG_GOAL_CHECK, TAG_USER_TURN
 
 from .conftest import FALLBACK, TODAY, FakeBot, ReferenceBotConnector, profile_from
 
@@ -80,9 +80,11 @@ conversation:
   goal_style: {steps: 2}
   interaction_style: [single question]
 """
+    # What the chatbot said, as the extractor reads it (with the turn and words for two of them); and two values
+    # it never said, which the chatbot's words do not support even when asked once more.
     extracted = {
-        "price": {"amount": 21, "currency": "$"},
-        "order_id": "6F6241",
+        "price": {"value": {"amount": 21, "currency": "$"}, "turn": 3, "quote": "is 21$"},
+        "order_id": {"value": "0ED87A", "turn": 1, "quote": "Your order number"},
         "pickup": "tomorrow",
         "ready_at": "7:30 pm",
         "minutes": 20.0,
@@ -93,6 +95,9 @@ conversation:
         {
             TAG_USER_TURN: ["I'd like a large margherita pizza", "2 cokes, please"],
             TAG_EXTRACT: {"json": extracted},
+            TAG_EXTRACT_QUOTES: {
+                "json": {"pickup": None, "ready_at": {"value": "19:30", "quote": "7:30 pm"}}
+            },
         }
     )
     bot = ReferenceBotConnector("pizza")
@@ -102,17 +107,34 @@ conversation:
     assert "21$" in record.turns[-1].text
     assert record.outputs == {
         "price": {"amount": 21.0, "currency": "USD"},
-        "order_id": "6F6241",
-        "pickup": "2026-03-11",
-        "ready_at": "19:30:00",
+        "order_id": "0ED87A",
+        "pickup": None,
+        "ready_at": None,
         "minutes": 20,
         "drinks": ["coke"],
         "size": "large",
     }
-    assert record.errors == []
+    evidence = record.evidence
+    assert evidence["price"].turn == 3 and evidence["price"].quote == "is 21$"
+    # The extractor named the wrong turn and half a sentence: the turn that says it, and its sentence.
+    assert evidence["order_id"].turn == 3 and evidence["order_id"].quote.startswith(
+        "Your order number is 0ED87A"
+    )
+    assert evidence["minutes"].quote == "It will be ready for pickup at 7 Harbour Lane in about 20 minutes."
+    assert {name: evidence[name].reason for name in ("pickup", "ready_at")} == {
+        "pickup": "no_evidence",
+        "ready_at": "no_evidence",
+    }
+    assert all(record.turns[e.turn].role == "bot" for e in evidence.values() if e.turn is not None)
+    assert record.error_codes == [ErrorCode.GOAL_NOT_COMPLETED]
+    assert "pickup (no_evidence)" in record.errors[0].message
     assert record.inputs == {"size": "large", "drinks": 2}
-    assert record.settings["llm_calls"] == {TAG_EXTRACT: 1, TAG_USER_TURN: 2}
-    assert record.usage.calls == 3 and (record.usage.cost_usd or 0) > 0
+    assert record.settings["llm_calls"] == {TAG_EXTRACT: 1, TAG_EXTRACT_QUOTES: 1, TAG_USER_TURN: 2}
+    assert record.usage.calls == 4 and (record.usage.cost_usd or 0) > 0
+    assert record.verdict == "failed" and record.verdict_reason.startswith("goal_not_completed")
+    quote_prompt = model.calls_for(TAG_EXTRACT_QUOTES)[0].messages[-1][1]
+    assert "- pickup: you gave 2026-03-11" in quote_prompt and "- ready_at: you gave 19:30:00" in quote_prompt
+    assert "price" not in quote_prompt.split("Fields:")[1].split("Conversation:")[0]
     extract_prompt = model.calls_for(TAG_EXTRACT)[0].messages[-1][1]
     assert "2026-03-10 (Tuesday)" in extract_prompt
     assert "single question" not in _user_prompts(model)[0]

@@ -265,4 +265,6 @@ def test_the_report_keeps_outputs_and_links_out_of_the_parameter_list():
         if depth and token.type == "inline":
             inside_items.append(token.content)
     assert any("`size`" in item for item in inside_items)
-    assert not [item for item in inside_items if "Outputs:" in item or "After:" in item or "Leads to:" in item]
+    assert not [
+        item for item in inside_items if "Outputs:" in item or "After:" in item or "Leads to:" in item
+    ]

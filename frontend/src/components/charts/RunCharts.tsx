@@ -7,7 +7,8 @@ import "@mantine/charts/styles.css";
 import { BarChart, LineChart } from "@mantine/charts";
 import { Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
-import type { ErrorCount, ProfileStats, ResponseTimes } from "../../api/runs-dashboard";
+import type { ErrorCount, Histogram, ProfileStats, ResponseTimes } from "../../api/runs-dashboard";
+import { describeCost } from "../CostText";
 
 const CHART_HEIGHT = 220;
 
@@ -64,12 +65,63 @@ function seconds(value: number): string {
   return value < 1 ? `${(value * 1000).toFixed(0)} ms` : `${value.toFixed(2)} s`;
 }
 
+/** A duration in one unit for a whole chart, with `decimals` after the point. */
+function duration(value: number, unit: "ms" | "s", decimals: number): string {
+  return unit === "ms" ? `${(value * 1000).toFixed(decimals)} ms` : `${value.toFixed(decimals)} s`;
+}
+
+const MORE_DECIMALS = 4;
+
+/**
+ * The histogram's bars, each labelled "from–to" with as many decimals as it takes for the two ends to differ (fast
+ * bots answer within a millisecond of each other: "1 ms–1 ms" says nothing). Bars whose ends still read the same
+ * (the server rounds them) are merged into the next one; when every reply took the same time there is one bar.
+ */
+export function histogramBars(
+  times: Pick<ResponseTimes, "histogram" | "min" | "max">,
+): { range: string; count: number }[] {
+  const buckets = times.histogram;
+  const first = buckets[0];
+  const last = buckets.at(-1);
+  if (first === undefined || last === undefined) return [];
+  const min = times.min ?? first.from;
+  const max = times.max ?? last.to;
+  const unit = max < 1 ? "ms" : "s";
+  const base = unit === "ms" ? 0 : 2;
+  const total = buckets.reduce((sum, bucket) => sum + bucket.count, 0);
+  if (min === max)
+    return [{ range: duration(min, unit, base + MORE_DECIMALS).replace(/\.?0+(?= m?s$)/, ""), count: total }];
+
+  for (let extra = 0; extra <= MORE_DECIMALS; extra++) {
+    const ends = buckets.map((bucket) => [
+      duration(bucket.from, unit, base + extra),
+      duration(bucket.to, unit, base + extra),
+    ]);
+    if (ends.every(([from, to]) => from !== to)) {
+      return buckets.map((bucket, index) => ({ range: ends[index]?.join("–") ?? "", count: bucket.count }));
+    }
+  }
+  const fmt = (value: number) => duration(value, unit, base + MORE_DECIMALS);
+  const bars: { range: string; count: number }[] = [];
+  let open: Histogram | null = null;
+  for (const bucket of buckets) {
+    const merged: Histogram =
+      open === null ? bucket : { from: open.from, to: bucket.to, count: open.count + bucket.count };
+    if (fmt(merged.from) === fmt(merged.to)) {
+      open = merged;
+      continue;
+    }
+    bars.push({ range: `${fmt(merged.from)}–${fmt(merged.to)}`, count: merged.count });
+    open = null;
+  }
+  const lastBar = bars.at(-1);
+  if (open !== null && lastBar !== undefined) lastBar.count += open.count; // a flat tail joins the last bar
+  return bars;
+}
+
 export function ResponseTimeChart({ times }: { times: ResponseTimes }) {
   const fmt = (value: number | null) => (value === null ? "—" : seconds(value));
-  const data = times.histogram.map((bucket) => ({
-    range: `${seconds(bucket.from)}–${seconds(bucket.to)}`,
-    count: bucket.count,
-  }));
+  const data = histogramBars(times);
   return (
     <ChartCard
       title="Response times"
@@ -98,20 +150,33 @@ export function ResponseTimeChart({ times }: { times: ResponseTimes }) {
   );
 }
 
-export function CostPerProfileChart({ profiles }: { profiles: ProfileStats[] }) {
+export function CostPerProfileChart({
+  profiles,
+  unpricedCalls = 0,
+}: {
+  profiles: ProfileStats[];
+  /** LLM calls of the run whose model had no price: their cost is in no bar. */
+  unpricedCalls?: number;
+}) {
   const data = profiles.map((row) => ({ profile: row.profile, cost: Number(row.costUsd.toFixed(6)) }));
   const total = profiles.reduce((sum, row) => sum + row.costUsd, 0);
+  const notPriced = unpricedCalls > 0 && total === 0;
+  const cost = describeCost(total, unpricedCalls);
   return (
     <ChartCard
       title="Cost per profile"
       summary={
         profiles.length === 0
           ? "No conversations yet."
-          : `$${total.toFixed(4)} in total over ${String(profiles.length)} profiles.`
+          : `${cost.text === "not priced" ? "Not priced" : cost.text} in total over ${String(profiles.length)} profiles.${
+              cost.note ? ` ${cost.note}` : ""
+            }`
       }
     >
       {profiles.length === 0 ? (
         <Empty>No conversations yet.</Empty>
+      ) : notPriced ? (
+        <Empty>The models this run used have no known price, so there is no cost to draw.</Empty>
       ) : (
         <BarChart
           h={CHART_HEIGHT}

@@ -1,8 +1,9 @@
 import { MantineProvider } from "@mantine/core";
 import { fireEvent, render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { beforeAll, describe, expect, it } from "vitest";
 import { readGraph } from "../../api/artefacts";
-import { layoutWorkflow } from "./layout";
+import { layoutWorkflow, neighbour } from "./layout";
 import { WorkflowGraph } from "./WorkflowGraph";
 
 // What `engine/tracer/artefacts.py::graph_json` writes for a pizza bot: two categories, and `confirm_order`
@@ -132,6 +133,32 @@ describe("layoutWorkflow", () => {
   it("is deterministic", () => {
     expect(layoutWorkflow(GRAPH)).toEqual(layoutWorkflow(GRAPH));
   });
+
+  it("orders the functionalities as they are read, names them, and leaves only them focusable", () => {
+    const layout = layoutWorkflow(GRAPH);
+    const functionalities = layout.nodes.filter((n) => n.type === "functionality");
+    expect(functionalities[0]?.id).toBe("greet");
+    expect(functionalities.at(-1)?.id).toBe("confirm_order");
+    expect(functionalities.every((n) => n.focusable === true)).toBe(true);
+    expect(layout.nodes.filter((n) => n.type !== "functionality").every((n) => n.focusable === false)).toBe(true);
+    expect(functionalities.at(-1)?.ariaLabel).toBe("Functionality Confirm order, category Checkout, join");
+  });
+
+  it("sends the arrow keys along the graph", () => {
+    const layout = layoutWorkflow(GRAPH);
+    const go = (from: string, key: Parameters<typeof neighbour>[3]) => neighbour(GRAPH, layout, from, key);
+    const right = go("greet", "ArrowRight");
+    expect(["choose_predefined_pizza", "build_custom_pizza"]).toContain(right);
+    const other = right === "choose_predefined_pizza" ? "build_custom_pizza" : "choose_predefined_pizza";
+    const below = layout.centres.get(other)?.y ?? 0;
+    expect(go(right ?? "", below > (layout.centres.get(right ?? "")?.y ?? 0) ? "ArrowDown" : "ArrowUp")).toBe(other);
+    expect(go(other, "ArrowRight")).toBe("confirm_order");
+    expect(["choose_predefined_pizza", "build_custom_pizza"]).toContain(go("confirm_order", "ArrowLeft"));
+    expect(go("greet", "ArrowLeft")).toBeNull(); // the start dot is not a stop
+    expect(go("confirm_order", "ArrowRight")).toBeNull();
+    expect(go("confirm_order", "Home")).toBe("greet");
+    expect(go("greet", "End")).toBe("confirm_order");
+  });
 });
 
 describe("WorkflowGraph", () => {
@@ -177,5 +204,40 @@ describe("WorkflowGraph", () => {
 
     fireEvent.click(within(details).getByRole("button", { name: "Close details" }));
     expect(screen.queryByRole("region", { name: "Functionality details" })).not.toBeInTheDocument();
+  });
+
+  it("can be used from the keyboard: focusable named nodes, arrows along the edges, Enter for details", async () => {
+    const user = userEvent.setup();
+    render(
+      <MantineProvider>
+        <WorkflowGraph data={GRAPH} />
+      </MantineProvider>,
+    );
+    const node = (name: string) => screen.getByRole("group", { name: new RegExp(`^Functionality ${name}`) });
+    expect(node("Greet")).toHaveAttribute("tabindex", "0");
+    expect(node("Confirm order")).toHaveAccessibleName("Functionality Confirm order, category Checkout, join");
+
+    // (That Tab lands here is checked in a real browser: jsdom does not move focus on Tab.)
+    node("Greet").focus();
+    await user.keyboard("{ArrowRight}");
+    expect(document.activeElement?.getAttribute("aria-label")).toMatch(/pizza/);
+    await user.keyboard("{End}");
+    expect(node("Confirm order")).toHaveFocus();
+    await user.keyboard("{ArrowLeft}");
+    expect(document.activeElement?.getAttribute("aria-label")).toMatch(
+      /^Functionality (Choose predefined|Build custom) pizza/,
+    );
+
+    await user.keyboard("{Enter}");
+    const details = screen.getByRole("region", { name: "Functionality details" });
+    expect(within(details).getByRole("heading", { level: 3 }).textContent).toMatch(/pizza$/);
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("region", { name: "Functionality details" })).not.toBeInTheDocument();
+
+    node("Confirm order").focus();
+    await user.keyboard(" ");
+    expect(
+      within(screen.getByRole("region", { name: "Functionality details" })).getByText("total_price"),
+    ).toBeVisible();
   });
 });

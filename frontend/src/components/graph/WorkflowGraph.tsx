@@ -3,6 +3,11 @@
  * boxes, every join edge drawn), pan and zoom, a details panel for the clicked functionality (its parameters
  * with their options, and its outputs), and SVG/PNG export.
  *
+ * It fits every node in view when it appears and again when its box changes size, until the user pans or zooms.
+ * From the keyboard: Tab reaches the functionalities in reading order, the arrow keys follow the graph (right to
+ * what a functionality leads to, left to what leads to it, up and down within a column), Enter or Space opens the
+ * details and Escape closes them.
+ *
  * Every label comes from the model an LLM inferred from the chatbot's answers: all of it is rendered as text.
  */
 import "@xyflow/react/dist/style.css";
@@ -33,12 +38,59 @@ import {
   Position,
   ReactFlow,
   ReactFlowProvider,
+  useNodesInitialized,
   useReactFlow,
 } from "@xyflow/react";
 import { toPng, toSvg } from "html-to-image";
-import { type RefObject, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, type RefObject, useEffect, useMemo, useRef, useState } from "react";
 import type { GraphNode, WorkflowGraphData } from "../../api/artefacts";
-import { type FunctionalityNodeData, type GroupNodeData, layoutWorkflow, type WorkflowNode } from "./layout";
+import {
+  type FunctionalityNodeData,
+  type GroupNodeData,
+  layoutWorkflow,
+  type NavigationKey,
+  neighbour,
+  type WorkflowNode,
+} from "./layout";
+
+const FIT_VIEW = { padding: 0.12 };
+const NAVIGATION_KEYS = new Set<string>(["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", "Home", "End"]);
+
+/** The functionality node that has (or contains) the keyboard focus, by its id. */
+function focusedNodeId(target: EventTarget): string | null {
+  const element = target instanceof HTMLElement ? target.closest<HTMLElement>(".react-flow__node") : null;
+  return element?.dataset.id ?? null;
+}
+
+/**
+ * Fits every node in view once React Flow has measured them, and again whenever the graph's box changes size (the
+ * details panel opening, the window resizing), until the user moves the view themselves.
+ */
+function useFitWhileUntouched(container: RefObject<HTMLDivElement | null>, layoutKey: unknown) {
+  const { fitView } = useReactFlow();
+  const initialised = useNodesInitialized();
+  const touched = useRef(false);
+  useEffect(() => {
+    if (initialised && !touched.current) void fitView(FIT_VIEW);
+  }, [initialised, fitView, layoutKey]);
+  useEffect(() => {
+    const element = container.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => {
+      if (!touched.current) void fitView(FIT_VIEW);
+    });
+    observer.observe(element);
+    return () => {
+      observer.disconnect();
+    };
+  }, [container, fitView]);
+  return {
+    /** React Flow's onMoveStart: a move with an input event is the user's; fitting and focusing have none. */
+    onMoveStart: (event: unknown) => {
+      if (event) touched.current = true;
+    },
+  };
+}
 
 function FunctionalityNode({ data, selected }: NodeProps<WorkflowNode & { data: FunctionalityNodeData }>) {
   const node = data.node;
@@ -272,16 +324,48 @@ function WorkflowGraphInner({ data, filename = "workflow", height = 560 }: Workf
   const layout = useMemo(() => layoutWorkflow(data), [data]);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const selected = data.nodes.find((node) => node.id === selectedId && node.kind === "functionality") ?? null;
+  const nodes = useMemo(
+    () => layout.nodes.map((node) => (node.id === selectedId ? { ...node, selected: true } : node)),
+    [layout, selectedId],
+  );
   const container = useRef<HTMLDivElement>(null);
   const colorMode = useComputedColorScheme("light");
   const functionalities = data.nodes.filter((node) => node.kind === "functionality").length;
+  const { onMoveStart } = useFitWhileUntouched(container, layout);
+
+  const focusNode = (id: string) => {
+    const element = [...(container.current?.querySelectorAll<HTMLElement>(".react-flow__node") ?? [])].find(
+      (candidate) => candidate.dataset.id === id,
+    );
+    element?.focus();
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === "Escape" && selectedId !== null) {
+      event.preventDefault();
+      const closed = selectedId;
+      setSelectedId(null);
+      focusNode(closed);
+      return;
+    }
+    const id = focusedNodeId(event.target);
+    if (id === null || !layout.centres.has(id)) return;
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      setSelectedId(id);
+    } else if (NAVIGATION_KEYS.has(event.key)) {
+      event.preventDefault();
+      const next = neighbour(data, layout, id, event.key as NavigationKey);
+      if (next !== null) focusNode(next);
+    }
+  };
 
   return (
     <Stack gap="xs">
       <Text size="sm" c="dimmed">
         {`${String(functionalities)} functionalities in ${String(data.categories.length)} categories, ${String(
           data.joins.length,
-        )} joins. Drag to pan, scroll to zoom, click a functionality for its details.`}
+        )} joins. Drag to pan, scroll to zoom, click a functionality for its details. Keyboard: Tab to a functionality, arrow keys to follow the graph, Enter for its details.`}
       </Text>
       <Group align="flex-start" gap="sm" wrap="wrap">
         <Box
@@ -289,13 +373,18 @@ function WorkflowGraphInner({ data, filename = "workflow", height = 560 }: Workf
           style={{ flex: 1, minWidth: 320, height, border: "1px solid var(--mantine-color-default-border)" }}
           role="figure"
           aria-label="Workflow graph"
+          onKeyDown={onKeyDown}
         >
           <ReactFlow
-            nodes={layout.nodes}
+            nodes={nodes}
             edges={layout.edges}
             nodeTypes={NODE_TYPES}
             colorMode={colorMode}
             fitView
+            fitViewOptions={FIT_VIEW}
+            onMoveStart={onMoveStart}
+            edgesFocusable={false}
+            deleteKeyCode={null}
             minZoom={0.1}
             maxZoom={2.5}
             nodesDraggable={false}
@@ -303,11 +392,6 @@ function WorkflowGraphInner({ data, filename = "workflow", height = 560 }: Workf
             elementsSelectable
             onNodeClick={(_event, node) => {
               if (node.type === "functionality") setSelectedId(node.id);
-            }}
-            onSelectionChange={({ nodes }) => {
-              // Keyboard users select a focused node with Enter; that opens its details too.
-              const picked = nodes.find((node) => node.type === "functionality");
-              if (picked) setSelectedId(picked.id);
             }}
             onPaneClick={() => {
               setSelectedId(null);

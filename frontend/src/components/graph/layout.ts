@@ -3,7 +3,9 @@
  * becomes a group box around its functionalities (a dagre compound node), and every parent → child edge is
  * kept, so a join (a functionality with several parents) gets one edge per parent.
  *
- * The result is plain React Flow nodes and edges: group nodes first, their children positioned relative to them.
+ * The result is plain React Flow nodes and edges: group nodes first, their children positioned relative to them,
+ * the functionalities in reading order (left to right, then top to bottom) so that Tab walks the graph the way it is
+ * drawn; `neighbour` gives the arrow keys their target.
  */
 import { Graph, layout as dagreLayout, type GraphLabel, type NodeLabel } from "@dagrejs/dagre";
 import { type Edge, MarkerType, type Node } from "@xyflow/react";
@@ -28,6 +30,15 @@ export type WorkflowNode = Node<FunctionalityNodeData, "functionality" | "start"
 export interface WorkflowLayout {
   nodes: WorkflowNode[];
   edges: Edge[];
+  /** Every functionality's centre, in absolute coordinates, in reading order (what keyboard navigation needs). */
+  centres: Map<string, { x: number; y: number }>;
+}
+
+/** What a screen reader says for a functionality node. */
+export function nodeLabel(node: GraphNode): string {
+  return [`Functionality ${node.label}`, node.category && `category ${node.category}`, node.isJoin && "join"]
+    .filter(Boolean)
+    .join(", ");
 }
 
 const groupId = (category: string) => `category:${category}`;
@@ -110,15 +121,23 @@ export function layoutWorkflow(data: WorkflowGraphData): WorkflowLayout {
       selectable: false,
       draggable: false,
       focusable: false,
+      ariaRole: "group" as const,
+      ariaLabel: `Category ${category}`,
       zIndex: -1,
     }));
 
-  for (const node of data.nodes) {
+  const ordered = [...data.nodes].sort((a, b) => {
+    const first = centres.get(a.id) ?? { x: 0, y: 0 };
+    const second = centres.get(b.id) ?? { x: 0, y: 0 };
+    return first.x - second.x || first.y - second.y || a.id.localeCompare(b.id);
+  });
+  for (const node of ordered) {
     const box = absolute.get(node.id) ?? { x: 0, y: 0, width: NODE_WIDTH, height: NODE_HEIGHT };
     const group = node.kind === "functionality" && node.category ? groups.get(node.category) : undefined;
+    const functionality = node.kind !== "start";
     nodes.push({
       id: node.id,
-      type: node.kind === "start" ? "start" : "functionality",
+      type: functionality ? "functionality" : "start",
       position: group ? { x: box.x - group.x, y: box.y - group.y } : { x: box.x, y: box.y },
       ...(group && { parentId: groupId(node.category) }),
       data: { node },
@@ -126,6 +145,13 @@ export function layoutWorkflow(data: WorkflowGraphData): WorkflowLayout {
       height: box.height,
       draggable: false,
       connectable: false,
+      // Only functionalities take the keyboard focus; the start dot is decoration.
+      focusable: functionality,
+      selectable: functionality,
+      // React Flow describes every node as a "node": each one needs a role that may carry that description.
+      ...(functionality
+        ? { ariaLabel: nodeLabel(node) }
+        : { ariaRole: "img" as const, ariaLabel: "Start of a conversation" }),
     });
   }
 
@@ -141,5 +167,57 @@ export function layoutWorkflow(data: WorkflowGraphData): WorkflowLayout {
     data: { kind: edge.kind, join: joins.has(edge.target) },
   }));
 
-  return { nodes, edges };
+  const functionalityCentres = new Map(
+    ordered
+      .filter((node) => node.kind === "functionality")
+      .map((node) => [node.id, centres.get(node.id) ?? { x: 0, y: 0 }]),
+  );
+  return { nodes, edges, centres: functionalityCentres };
+}
+
+export type NavigationKey = "ArrowRight" | "ArrowLeft" | "ArrowUp" | "ArrowDown" | "Home" | "End";
+
+/**
+ * Where an arrow key goes from a functionality: right to the nearest of what it leads to, left to the nearest of
+ * what leads to it, up and down to the nearest functionality in the same column; Home and End to the first and
+ * last in reading order. Null when there is nothing that way.
+ */
+export function neighbour(
+  data: WorkflowGraphData,
+  layout: WorkflowLayout,
+  fromId: string,
+  key: NavigationKey,
+): string | null {
+  const ids = [...layout.centres.keys()];
+  if (key === "Home") return ids[0] ?? null;
+  if (key === "End") return ids.at(-1) ?? null;
+  const from = layout.centres.get(fromId);
+  if (from === undefined) return null;
+  const nearest = (candidates: string[]) =>
+    candidates
+      .filter((id) => layout.centres.has(id))
+      .sort((a, b) => {
+        const first = layout.centres.get(a) ?? from;
+        const second = layout.centres.get(b) ?? from;
+        return Math.abs(first.y - from.y) - Math.abs(second.y - from.y) || first.x - second.x;
+      })[0] ?? null;
+  if (key === "ArrowRight") return nearest(data.edges.filter((e) => e.source === fromId).map((e) => e.target));
+  if (key === "ArrowLeft") return nearest(data.edges.filter((e) => e.target === fromId).map((e) => e.source));
+  const down = key === "ArrowDown";
+  const column = ids.filter((id) => {
+    const centre = layout.centres.get(id);
+    return (
+      id !== fromId &&
+      centre !== undefined &&
+      Math.abs(centre.x - from.x) < NODE_WIDTH / 2 &&
+      (down ? centre.y > from.y : centre.y < from.y)
+    );
+  });
+  return (
+    column.sort((a, b) => {
+      const first = layout.centres.get(a) ?? from;
+      const second = layout.centres.get(b) ?? from;
+      return down ? first.y - second.y : second.y - first.y;
+    })[0] ?? null
+  );
 }

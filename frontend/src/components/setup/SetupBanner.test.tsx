@@ -18,7 +18,7 @@ function waitOutFreshness() {
 /** Steps done without these screens: through the API, the command line or another tab. */
 function doThreeStepsElsewhere() {
   workspaceDb.addKey();
-  workspaceDb.addConnector();
+  workspaceDb.addConnectorTest(workspaceDb.addConnector().id, true);
   workspaceDb.addProject();
 }
 

@@ -53,6 +53,11 @@ export function SetupChecklist() {
               <Text size="sm" c="dimmed">
                 {step.description}
               </Text>
+              {step.note && (
+                <Text size="sm" c="orange.8">
+                  {step.note}
+                </Text>
+              )}
             </Stack>
           </List.Item>
         ))}

@@ -2,11 +2,13 @@
  * The setup guide's checklist, computed from the API: a key, a connector, a project, a profile, a first run.
  * Each step is done when the data says so, so the list stays right whatever screen the user used, and it is
  * asked again often enough to notice steps done elsewhere (another tab, the API, the command line).
+ * "Done" means usable: a key whose last test failed does not count, nor a connector until a test of its current
+ * settings has passed — the step says why and links to where it is fixed.
  */
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { useEffect, useEffectEvent } from "react";
 import { useLocation } from "react-router";
-import { connectorsPageQueryOptions } from "../../api/connectors";
+import { connectorsPageQueryOptions, connectorTestState, connectorTestsQueryOptions } from "../../api/connectors";
 import { keysPageQueryOptions } from "../../api/keys";
 import { getProfilesPage } from "../../api/profiles";
 import { projectsPageQueryOptions } from "../../api/projects";
@@ -18,6 +20,8 @@ export interface SetupStep {
   title: string;
   description: string;
   done: boolean;
+  /** Why a step that looks done is not (a failed test), or what is left to do in it. */
+  note?: string;
   to: string;
   action: string;
 }
@@ -35,6 +39,7 @@ const keepCurrent = { staleTime: SETUP_FRESH_MS, refetchOnWindowFocus: true } as
 export function useSetupProgress() {
   const keys = useQuery({ ...keysPageQueryOptions(1), ...keepCurrent });
   const connectors = useQuery({ ...connectorsPageQueryOptions(1), ...keepCurrent });
+  const connectorTests = useQuery({ ...connectorTestsQueryOptions(), ...keepCurrent });
   const projects = useQuery({ ...projectsPageQueryOptions(1), ...keepCurrent });
   const runs = useQuery({ ...runsQueryOptions(1), ...keepCurrent });
   const projectList = projects.data?.results ?? [];
@@ -54,22 +59,45 @@ export function useSetupProgress() {
     profilePages.some((page) => page.data?.results.some((profile) => profile.origin === "tracer") ?? false);
   const projectTarget = projectWithProfiles ?? firstProject;
 
+  const keyList = keys.data?.results ?? [];
+  const usableKey = keyList.some((key) => key.last_check_ok !== false);
+  const failedKey = keyList.find((key) => key.last_check_ok === false);
+  const connectorList = connectors.data?.results ?? [];
+  const tests = connectorTests.data?.results ?? [];
+  const connectorStates = connectorList.map((connector) => ({
+    connector,
+    state: connectorTestState(connector, tests),
+  }));
+  const testedConnector = connectorStates.some(({ state }) => state === "passed");
+  const connectorToFix =
+    connectorStates.find(({ state }) => state === "failed") ??
+    connectorStates.find(({ state }) => state === "untested");
+
   const steps: SetupStep[] = [
     {
       id: "key",
       title: "Add an LLM API key",
       description: "TRACER and SENSEI talk to an LLM with your key. It is stored encrypted and never shown again.",
-      done: (keys.data?.count ?? 0) > 0,
+      done: usableKey,
+      ...(!usableKey &&
+        failedKey && { note: `The last test of ${failedKey.name} failed: fix the key or add another, then test it.` }),
       to: paths.keys,
-      action: "Add a key",
+      action: failedKey && !usableKey ? "Fix the key" : "Add a key",
     },
     {
       id: "connector",
       title: "Connect your chatbot",
       description: "A connector says how to reach the chatbot under test. Test it before you go on.",
-      done: (connectors.data?.count ?? 0) > 0,
-      to: paths.connectors,
-      action: "Create a connector",
+      done: testedConnector,
+      ...(!testedConnector &&
+        connectorToFix && {
+          note:
+            connectorToFix.state === "failed"
+              ? `The last connection test of ${connectorToFix.connector.name} failed: fix its settings and test it again.`
+              : `${connectorToFix.connector.name} has not passed a connection test yet: test it.`,
+        }),
+      to: connectorToFix ? paths.connector(connectorToFix.connector.id) : paths.connectors,
+      action: connectorToFix ? "Test the connector" : "Create a connector",
     },
     {
       id: "project",
@@ -97,7 +125,7 @@ export function useSetupProgress() {
     },
   ];
 
-  const queries = [keys, connectors, projects, runs, ...profilePages];
+  const queries = [keys, connectors, connectorTests, projects, runs, ...profilePages];
 
   const { pathname } = useLocation();
   const askAgainIfOld = useEffectEvent(() => {

@@ -1,5 +1,6 @@
 import { MantineProvider } from "@mantine/core";
 import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { readConversationRecord } from "../../api/conversations";
 import { safeLinkUrl, Transcript } from "./Transcript";
@@ -83,6 +84,80 @@ describe("Transcript", () => {
     expect(
       within(screen.getByRole("region", { name: "Errors" })).getByText("1001 goal_not_completed"),
     ).toBeInTheDocument();
+  });
+});
+
+// Markdown from a hostile chatbot: formatting that should show, and every trick that must not work.
+const MARKDOWN_REPLY = [
+  "Your **large** pizza is _ready_.",
+  "",
+  "- [Track it](https://pizza.example/track)",
+  "- [Free pizza](javascript:alert(document.cookie))",
+  "- [Click](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+  '- <a href="javascript:alert(2)">raw link</a>',
+  "",
+  "![tracking pixel](https://evil.example/pixel.png?who=you)",
+  "",
+  '<iframe src="https://evil.example"></iframe><script>window.__pwned = true</script>',
+  '<img src=x onerror="window.__pwned = true">',
+].join("\n");
+
+function renderReply(text: string) {
+  const record = readConversationRecord({
+    id: "ab12cd34-order_pizza-0",
+    profile: "order_pizza",
+    turns: [
+      { role: "user", text: "Is it **ready**?", buttons: [] },
+      { role: "bot", text, buttons: [] },
+    ],
+  });
+  return render(
+    <MantineProvider>
+      <Transcript record={record} />
+    </MantineProvider>,
+  );
+}
+
+describe("Markdown in chatbot replies", () => {
+  it("renders the formatting and http(s) links, and never HTML, scripts, other schemes or remote images", () => {
+    const { container } = renderReply(MARKDOWN_REPLY);
+    const bot = within(screen.getByRole("list", { name: "Transcript" })).getByRole("listitem", { name: "Chatbot" });
+
+    expect(within(bot).getByText("large").tagName).toBe("STRONG");
+    expect(within(bot).getByText("ready").tagName).toBe("EM");
+    const links = within(bot).getAllByRole("link");
+    expect(links.map((link) => link.textContent)).toEqual(["Track it"]);
+    expect(links[0]).toHaveAttribute("href", "https://pizza.example/track");
+    expect(links[0]).toHaveAttribute("target", "_blank");
+    expect(links[0]?.getAttribute("rel")?.split(" ")).toEqual(
+      expect.arrayContaining(["noopener", "noreferrer", "nofollow"]),
+    );
+    // The other link texts stay, without a target.
+    expect(within(bot).getByText("Free pizza").closest("a")).toBeNull();
+    expect(within(bot).getByText("Click").closest("a")).toBeNull();
+
+    expect(container.querySelector('[href^="javascript"], [href^="data"], [src]')).toBeNull();
+    expect(container.querySelector("script, iframe, img, [onerror]")).toBeNull();
+    expect((window as unknown as Record<string, unknown>).__pwned).toBeUndefined();
+    // HTML is shown as the text the chatbot sent; the image as its description and address, not loaded.
+    expect(bot).toHaveTextContent('<a href="javascript:alert(2)">raw link</a>');
+    expect(bot).toHaveTextContent("<script>window.__pwned = true</script>");
+    expect(bot).toHaveTextContent("[image: tracking pixel — https://evil.example/pixel.png?who=you]");
+
+    // The simulated user's message is shown as written.
+    const user = within(screen.getByRole("list", { name: "Transcript" })).getByRole("listitem", {
+      name: "Simulated user",
+    });
+    expect(user).toHaveTextContent("Is it **ready**?");
+  });
+
+  it("shows exactly what was received with the raw toggle", async () => {
+    renderReply(MARKDOWN_REPLY);
+    await userEvent.click(screen.getByRole("radio", { name: "Raw text" }));
+    const bot = within(screen.getByRole("list", { name: "Transcript" })).getByRole("listitem", { name: "Chatbot" });
+    expect(within(bot).getByTestId("turn-text").textContent).toBe(MARKDOWN_REPLY);
+    expect(within(bot).queryByRole("link")).toBeNull();
+    expect(bot.querySelector("strong")).toBeNull();
   });
 });
 

@@ -1,18 +1,36 @@
 /**
  * One SENSEI conversation as a chat transcript, with its variable values, extracted outputs and errors.
  *
- * Everything here was written by the chatbot under test or by an LLM, so it is untrusted: every text is a React
- * text node (escaped, never parsed as HTML), buttons are shown as buttons, and a button's link is clickable only
- * when it is an http(s) URL — `javascript:`, `data:` and the like are shown as plain text.
+ * Everything here was written by the chatbot under test or by an LLM, so it is untrusted. The chatbot's replies are
+ * Markdown as chat widgets show it, rendered by `SafeMarkdown` (HTML stays text, links only http(s), no image is
+ * loaded); "Raw text" shows exactly what was received instead. Every other text is a React text node (escaped,
+ * never parsed as HTML), buttons are shown as buttons, and a button's link is clickable only when it is an http(s)
+ * URL — `javascript:`, `data:` and the like are shown as plain text.
  */
-import { Badge, Box, Button, Group, Paper, SimpleGrid, Stack, Table, Text, Title, Tooltip } from "@mantine/core";
+import {
+  Badge,
+  Box,
+  Button,
+  Group,
+  Paper,
+  SegmentedControl,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+  Tooltip,
+} from "@mantine/core";
+import { useState } from "react";
 import {
   type ConversationRecordView,
   errorName,
   formatValue,
+  type OutputEvidenceView,
   type TranscriptButton,
   type TranscriptTurn,
 } from "../../api/conversations";
+import { SafeMarkdown } from "../SafeMarkdown";
 
 /** The URL if it is an absolute http(s) URL, else null. */
 export function safeLinkUrl(url: string): string | null {
@@ -52,7 +70,7 @@ function BotButton({ button }: { button: TranscriptButton }) {
   );
 }
 
-function Bubble({ turn, errors }: { turn: TranscriptTurn; errors: string[] }) {
+function Bubble({ turn, errors, raw }: { turn: TranscriptTurn; errors: string[]; raw: boolean }) {
   const user = turn.role === "user";
   return (
     <Box
@@ -78,9 +96,15 @@ function Bubble({ turn, errors }: { turn: TranscriptTurn; errors: string[] }) {
             </Text>
           )}
         </Group>
-        <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="turn-text">
-          {turn.text}
-        </Text>
+        {user || raw ? (
+          <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="turn-text">
+            {turn.text}
+          </Text>
+        ) : (
+          <Box data-testid="turn-text" fz="sm">
+            <SafeMarkdown text={turn.text} variant="chat" />
+          </Box>
+        )}
         {turn.buttons.length > 0 && (
           <Group gap={4} mt={6} role="group" aria-label="Buttons offered">
             {turn.buttons.map((button, index) => (
@@ -108,11 +132,27 @@ export function ChatTurns({
   errorsByTurn?: Map<number, string[]>;
   label: string;
 }) {
+  const [view, setView] = useState<"formatted" | "raw">("formatted");
   return (
-    <Stack component="ol" gap={6} m={0} p={0} aria-label={label}>
-      {turns.map((turn, index) => (
-        <Bubble key={index} turn={turn} errors={errorsByTurn?.get(index) ?? []} />
-      ))}
+    <Stack gap={6}>
+      <SegmentedControl
+        size="xs"
+        w="fit-content"
+        aria-label={`How to show the chatbot's messages in ${label}`}
+        value={view}
+        onChange={(value) => {
+          setView(value === "raw" ? "raw" : "formatted");
+        }}
+        data={[
+          { value: "formatted", label: "Formatted" },
+          { value: "raw", label: "Raw text" },
+        ]}
+      />
+      <Stack component="ol" gap={6} m={0} p={0} aria-label={label}>
+        {turns.map((turn, index) => (
+          <Bubble key={index} turn={turn} errors={errorsByTurn?.get(index) ?? []} raw={view === "raw"} />
+        ))}
+      </Stack>
     </Stack>
   );
 }
@@ -147,6 +187,46 @@ function ValueTable({ title, rows, empty }: { title: string; rows: [string, unkn
   );
 }
 
+/** The extracted outputs, each beside the chatbot's words that state it (or why it is missing). */
+function OutputTable({ rows, evidence }: { rows: [string, unknown][]; evidence: Map<string, OutputEvidenceView> }) {
+  const title = "Extracted outputs";
+  if (rows.length === 0 || evidence.size === 0)
+    return <ValueTable title={title} rows={rows} empty="No outputs expected." />;
+  return (
+    <Stack gap={4}>
+      <Title order={4} size="h6">
+        {title}
+      </Title>
+      <Table fz="xs" withTableBorder aria-label={title}>
+        <Table.Tbody>
+          {rows.map(([name, value]) => {
+            const proof = evidence.get(name);
+            const said = proof?.quote
+              ? `“${proof.quote}”${proof.turn !== null ? ` (turn ${String(proof.turn + 1)})` : ""}`
+              : "";
+            return (
+              <Table.Tr key={name}>
+                <Table.Th w="30%" ff="monospace">
+                  {name}
+                </Table.Th>
+                <Table.Td style={{ overflowWrap: "anywhere" }} c={value === null ? "red" : undefined}>
+                  {formatValue(value)}
+                  {value === null && proof?.reason ? ` (${proof.reason.replace(/_/g, " ")})` : ""}
+                </Table.Td>
+                <Table.Td style={{ overflowWrap: "anywhere" }} c="dimmed" data-testid="output-quote">
+                  {said}
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Stack>
+  );
+}
+
+const VERDICT_COLORS = { passed: "green", failed: "red", inconclusive: "gray" } as const;
+
 export function Transcript({ record }: { record: ConversationRecordView }) {
   const errorsByTurn = new Map<number, string[]>();
   for (const error of record.errors) {
@@ -156,6 +236,16 @@ export function Transcript({ record }: { record: ConversationRecordView }) {
 
   return (
     <Stack gap="md">
+      {record.verdict !== null && (
+        <Group gap={6} wrap="nowrap" align="baseline" role="region" aria-label="Verdict">
+          <Badge color={VERDICT_COLORS[record.verdict]} style={{ flexShrink: 0 }}>
+            {record.verdict}
+          </Badge>
+          <Text size="sm" style={{ overflowWrap: "anywhere" }}>
+            {record.verdictReason}
+          </Text>
+        </Group>
+      )}
       {record.errors.length > 0 && (
         <Stack gap={4} role="region" aria-label="Errors">
           <Title order={4} size="h6">
@@ -177,7 +267,7 @@ export function Transcript({ record }: { record: ConversationRecordView }) {
 
       <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
         <ValueTable title="Variable values" rows={record.inputs} empty="No variables." />
-        <ValueTable title="Extracted outputs" rows={record.outputs} empty="No outputs expected." />
+        <OutputTable rows={record.outputs} evidence={record.evidence} />
       </SimpleGrid>
 
       <Stack gap={4}>

@@ -1,6 +1,7 @@
 /**
  * The shell of the logged-out screens: a centred card, the form that sends an e-mail and a password (the server's
- * field messages under the fields), and a link to the other screen that keeps `?next=`.
+ * field messages under the fields), a link to the other screen that keeps `?next=`, and the way to the public
+ * dashboards for visitors without an account.
  */
 import { Anchor, Button, Center, Paper, Stack, Text, TextInput, Title } from "@mantine/core";
 import { isEmail, type UseFormReturnType } from "@mantine/form";
@@ -11,6 +12,7 @@ import { Link, useSearchParams } from "react-router";
 import type { AuthSession, LoginInput } from "../../api/auth";
 import { ApiError, splitFieldErrors } from "../../api/errors";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
+import { paths } from "../../lib/paths";
 
 const FIELDS = ["email", "password"] as const;
 
@@ -42,7 +44,8 @@ export function AuthForm<Values extends LoginInput>({
   const [searchParams] = useSearchParams();
   const handleSubmit = form.onSubmit((values) => {
     request.mutate(
-      { email: values.email.trim(), password: values.password },
+      // `remember` is the login's "Keep me signed in"; the sign-up form has none, and JSON drops `undefined`.
+      { email: values.email.trim(), password: values.password, remember: values.remember },
       {
         onError: (error) => {
           if (error instanceof ApiError) form.setErrors(splitFieldErrors(error, FIELDS).byField);
@@ -91,6 +94,12 @@ export function AuthForm<Values extends LoginInput>({
             </Text>
           </Stack>
         </Paper>
+        <Text size="sm" ta="center" c="dimmed">
+          No account needed to look around:{" "}
+          <Anchor component={Link} to={paths.publicProjects}>
+            browse the public dashboards
+          </Anchor>
+        </Text>
       </Stack>
     </Center>
   );

@@ -1,4 +1,4 @@
-import { screen } from "@testing-library/react";
+import { screen, waitFor } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { tokenStore } from "../../lib/token-store";
@@ -74,5 +74,18 @@ describe("login page", () => {
 
     expect(await screen.findByRole("heading", { name: "Welcome to Parley" })).toBeInTheDocument();
     expect(location().pathname).toBe("/");
+  });
+
+  it("offers a way to the public dashboards without an account", async () => {
+    const { user, location } = renderApp("/login");
+    const link = await screen.findByRole("link", { name: "browse the public dashboards" });
+    expect(link).toHaveAttribute("href", "/public");
+    server.use(
+      http.get("/api/projects/", () => HttpResponse.json({ count: 0, next: null, previous: null, results: [] })),
+    );
+    await user.click(link);
+    await waitFor(() => {
+      expect(location().pathname).toBe("/public");
+    });
   });
 });

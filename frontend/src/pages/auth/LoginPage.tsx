@@ -1,4 +1,4 @@
-import { PasswordInput } from "@mantine/core";
+import { Checkbox, PasswordInput } from "@mantine/core";
 import { isNotEmpty, useForm } from "@mantine/form";
 import { useLogin } from "../../api/auth";
 import { paths } from "../../lib/paths";
@@ -9,7 +9,7 @@ export function LoginPage() {
   const login = useLogin();
   const form = useForm({
     mode: "uncontrolled",
-    initialValues: { email: "", password: "" },
+    initialValues: { email: "", password: "", remember: false },
     validate: { email: checkEmail, password: isNotEmpty("Enter your password.") },
   });
 
@@ -27,6 +27,13 @@ export function LoginPage() {
         autoComplete="current-password"
         key={form.key("password")}
         {...form.getInputProps("password")}
+      />
+      {/* Opt-in: by default a session lives in its tab only (an HttpOnly cookie does the remembering). */}
+      <Checkbox
+        label="Keep me signed in"
+        description="New tabs and restarts of this browser stay signed in until you log out (or it expires). Not on a shared computer."
+        key={form.key("remember")}
+        {...form.getInputProps("remember", { type: "checkbox" })}
       />
     </AuthForm>
   );

@@ -93,7 +93,7 @@ describe("bench dashboard", () => {
     const turns = within(dialog).getByRole("textbox", { name: "Turns per session" });
     await user.clear(turns);
     await user.type(turns, "2");
-    const repeats = within(dialog).getByRole("textbox", { name: "Repeats on the original" });
+    const repeats = within(dialog).getByRole("textbox", { name: "Repeats" });
     await user.clear(repeats);
     await user.type(repeats, "1");
     await user.click(within(dialog).getByRole("combobox", { name: "Mutation operators" }));

@@ -1,7 +1,8 @@
 /**
- * A finished bench's figures: the headline (mutation score, mutants, TRACER precision and recall, false alarms,
- * LLM calls, tokens, cost, wall time) with the model they were measured with, coverage of TRACER against SENSEI,
- * kills per operator and per reason, what TRACER found, and the LLM usage per phase.
+ * A finished bench's figures: the headline (the differential mutation scores, with the ground-truth oracles and
+ * automatic, the thesis's way beside them, the control runs' spurious kills, TRACER precision and recall, false
+ * alarms, LLM calls, tokens, cost, wall time) with the model they were measured with, coverage of TRACER against
+ * SENSEI, kills per operator and per reason, what TRACER found, and the LLM usage per phase.
  */
 import { Alert, Badge, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
@@ -48,10 +49,10 @@ export function MeasuredWith({ data }: { data: BenchData }) {
   const temperature = c.temperature === null ? "the provider's default" : String(c.temperature);
   const operators = c.operators === null || c.operators.length === 0 ? "all operators" : c.operators.join(", ");
   const sentences = [
-    `Measured with ${c.provider || "?"} · model ${c.model || "?"} · temperature ${temperature}`,
-    "(SENSEI profiles carry their own).",
+    `Measured with ${c.provider || "?"} · model ${c.model || "?"}${c.llmNote ? ` (${c.llmNote})` : ""}`,
+    `· temperature ${temperature}${c.parleyVersion ? ` · Parley ${c.parleyVersion}` : ""}.`,
     `TRACER ${counted(c.sessions, "session")} × ${counted(c.turns, "turn")};`,
-    `${counted(c.repeats, "SENSEI run")} on the original;`,
+    `${counted(c.repeats, "SENSEI run")} on the original and on each mutant, same seeds;`,
     `up to ${counted(c.mutantsPerOperator, "mutant")} per operator (${operators});`,
     `seed ${formatCount(c.seed)}${c.today ? `; bots' date ${c.today}` : ""}.`,
   ];
@@ -62,8 +63,14 @@ export function MeasuredWith({ data }: { data: BenchData }) {
   );
 }
 
+function scoreHint(score: { killed: number | null; scored: number | null; ci95: [number, number] | null }) {
+  const ci = score.ci95 === null ? "" : ` · 95% CI ${formatPoints(score.ci95[0])}–${formatPoints(score.ci95[1])}`;
+  return `${formatCount(score.killed)} of ${formatCount(score.scored)} killed${ci}`;
+}
+
 export function Headline({ data }: { data: BenchData }) {
-  const { mutation, usage, falseAlarms } = data.overall;
+  const { mutation, usage, falseAlarms, controls } = data.overall;
+  const { scores } = data;
   const modules = data.bots.map((b) => b.tracer.recallModules).filter((f): f is [number, number] => f !== null);
   const inputs = data.bots.map((b) => b.tracer.recallInputs).filter((f): f is [number, number] => f !== null);
   const sum = (fractions: [number, number][]) =>
@@ -71,9 +78,29 @@ export function Headline({ data }: { data: BenchData }) {
       ? null
       : fractions.reduce<[number, number]>((acc, [a, b]) => [acc[0] + a, acc[1] + b], [0, 0]);
   const functionalities = data.bots.reduce((n, b) => n + (b.tracer.functionalities ?? 0), 0);
+  const approximation = data.overall.matcher === "llm" ? "" : " (approximation: lexical matcher)";
   return (
     <SimpleGrid cols={{ base: 2, sm: 3, lg: 5 }} spacing="sm">
-      <Figure label="Mutation score" value={formatPoints(mutation.score)} hint="killed ÷ (killed + live)" />
+      <Figure
+        label="Mutation score"
+        value={formatPoints(scores.withOracles.score ?? mutation.score)}
+        hint={`with oracles, differential: ${scoreHint(scores.withOracles)}`}
+      />
+      <Figure
+        label="Mutation score, automatic"
+        value={formatPoints(scores.automatic.score)}
+        hint={`no ground truth, differential: ${scoreHint(scores.automatic)}`}
+      />
+      <Figure
+        label="Thesis rule"
+        value={formatPoints(scores.thesisWithOracles.score)}
+        hint="any finding on the mutant kills, even one the original shows too — for comparison only"
+      />
+      <Figure
+        label="Controls killed by noise"
+        value={`${formatCount(controls.killedWithOracles)} of ${formatCount(controls.runs)}`}
+        hint="the unmodified bot run again as a mutant"
+      />
       <Figure
         label="Mutants"
         value={`${formatCount(mutation.killed)} killed · ${formatCount(mutation.live)} live`}
@@ -82,17 +109,17 @@ export function Headline({ data }: { data: BenchData }) {
       <Figure
         label="TRACER precision"
         value={formatPoints(data.overall.precision)}
-        hint={`of ${String(functionalities)} functionalities found`}
+        hint={`of ${String(functionalities)} functionalities found${approximation}`}
       />
       <Figure
         label="TRACER recall"
         value={formatPoints(data.overall.recall)}
-        hint={`modules ${formatFraction(sum(modules)) || "—"} · inputs ${formatFraction(sum(inputs)) || "—"}`}
+        hint={`modules ${formatFraction(sum(modules)) || "—"} · inputs ${formatFraction(sum(inputs)) || "—"}${approximation}`}
       />
       <Figure
         label="False alarms"
         value={formatPoints(falseAlarms.rate)}
-        hint={`${formatCount(falseAlarms.falseAlarms)} of ${formatCount(falseAlarms.conversations)} conversations on the original`}
+        hint={`${formatCount(falseAlarms.falseAlarms)} of ${formatCount(falseAlarms.conversations)} conversations on the original; automatic only ${formatPoints(falseAlarms.rateAutomatic)}`}
       />
       <Figure label="LLM calls" value={formatCount(usage.calls)} />
       <Figure
@@ -312,7 +339,8 @@ export function TracerFindings({ bot }: { bot: BenchBot }) {
           `precision ${formatPoints(t.precision)}`,
           `(${formatCount(t.truePositives)} real, ${formatCount(t.falsePositives)} not real or duplicates),`,
           `recall ${formatPoints(t.recall)}`,
-          `(modules ${formatFraction(t.recallModules) || "—"}, inputs ${formatFraction(t.recallInputs) || "—"});`,
+          `(modules ${formatFraction(t.recallModules) || "—"}, inputs ${formatFraction(t.recallInputs) || "—"})`,
+          t.matcher === "llm" ? "matched by a judge model;" : "(approximation: matched by word overlap);",
           `${formatCount(t.validProfiles)} valid profiles of ${formatCount(t.profiles)}.`,
         ].join(" ")}
       </Text>

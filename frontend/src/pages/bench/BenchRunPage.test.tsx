@@ -30,6 +30,12 @@ describe("bench run page", () => {
 
     expect(await screen.findByRole("heading", { level: 1, name: "Bench run #41" })).toBeInTheDocument();
     expect(await screen.findByRole("group", { name: "Mutation score" })).toHaveTextContent("66.7%");
+    expect(figure("Mutation score")).toHaveTextContent("with oracles, differential: 2 of 3 killed");
+    expect(figure("Mutation score, automatic")).toHaveTextContent("33.3%");
+    expect(figure("Mutation score, automatic")).toHaveTextContent("no ground truth, differential: 1 of 3 killed");
+    expect(figure("Thesis rule")).toHaveTextContent("100%");
+    expect(figure("Thesis rule")).toHaveTextContent("for comparison only");
+    expect(figure("Controls killed by noise")).toHaveTextContent("0 of 1");
     expect(figure("Mutants")).toHaveTextContent("2 killed · 1 live");
     expect(figure("Mutants")).toHaveTextContent("1 inconclusive · 1 stillborn");
     expect(figure("TRACER precision")).toHaveTextContent("75%");
@@ -37,13 +43,16 @@ describe("bench run page", () => {
     expect(figure("TRACER recall")).toHaveTextContent("modules 3/3 · inputs 2/3");
     expect(figure("False alarms")).toHaveTextContent("12.5%");
     expect(figure("False alarms")).toHaveTextContent("1 of 8 conversations");
+    expect(figure("False alarms")).toHaveTextContent("automatic only 0%");
     expect(figure("LLM calls")).toHaveTextContent("212");
     expect(figure("Tokens")).toHaveTextContent("118,400 + 3,210");
     expect(figure("Cost")).toHaveTextContent("$0.0197");
     expect(figure("Wall time")).toHaveTextContent("1 min 3 s");
     const measured = screen.getByLabelText("Measured with");
-    expect(measured).toHaveTextContent("openai · model gpt-4o-mini · temperature the provider's default");
-    expect(measured).toHaveTextContent("TRACER 3 sessions × 4 turns; 2 SENSEI runs on the original");
+    expect(measured).toHaveTextContent("openai · model gpt-4o-mini · temperature the provider's default · Parley 0.1.0");
+    expect(measured).toHaveTextContent(
+      "TRACER 3 sessions × 4 turns; 2 SENSEI runs on the original and on each mutant, same seeds",
+    );
 
     // TRACER against SENSEI, per dimension, with the counts behind each percentage.
     const coverage = screen.getByRole("table", { name: "Coverage of Spoke & Chain Cycles" });
@@ -84,7 +93,13 @@ describe("bench run page", () => {
     expect(killedRow).not.toHaveAttribute("data-status", "live");
     expect(killedRow).toHaveTextContent("failed_rule × 3");
     expect(killedRow).toHaveTextContent("faq_answers × 3");
-    expect(killedRow).toHaveTextContent("3 of 4");
+    // Killed with the oracles only, by a signature the original never showed.
+    expect(killedRow).toHaveTextContent("not killed");
+    expect(killedRow).toHaveTextContent("failed_rule · Curious rider · #0 · faq_answers (2/2, original 0)");
+    const crashRow = within(table).getByText("crash-on-value-1").closest("tr");
+    expect(crashRow).toHaveTextContent("crash · Booker · #1 (2/2, original 0)");
+    // A signature the original showed too is no kill and is not listed as one.
+    expect(crashRow).not.toHaveTextContent("missing_output");
     expect(within(table).getByText("wrong-language-1").closest("tr")).toHaveTextContent(
       "The LLM provider refused the request (429).",
     );
@@ -103,9 +118,11 @@ describe("bench run page", () => {
     expect(stillborn).toHaveTextContent("change-optionality-1");
     expect(stillborn).toHaveTextContent("the formula needs slot 'service', which is optional");
 
-    await user.click(screen.getByRole("tab", { name: "Oracle rules" }));
-    const rules = await screen.findByRole("table", { name: "Oracle rules of Spoke & Chain Cycles" });
-    expect(within(rules).getAllByRole("row")).toHaveLength(4);
+    await user.click(screen.getByRole("tab", { name: "Rules" }));
+    const rules = await screen.findByRole("table", { name: "Rules of Spoke & Chain Cycles" });
+    expect(within(rules).getAllByRole("row")).toHaveLength(5);
+    expect(within(rules).getByText("model_options_service").closest("tr")).toHaveTextContent("TRACER's model");
+    expect(within(rules).getByText("faq_answers").closest("tr")).toHaveTextContent("ground truth");
     expect(
       within(rules).getByText("bike: the options offered for an enum slot are its <i>ground-truth</i> values"),
     ).toBeInTheDocument();

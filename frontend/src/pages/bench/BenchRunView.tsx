@@ -119,8 +119,9 @@ function OracleRules({ data }: { data: BenchData }) {
   return (
     <Stack gap="md">
       <Text size="sm" c="dimmed">
-        Generated from each bot&apos;s ground truth, not written by hand: every conversation, on the original and on
-        each mutant, is checked against them.
+        Written by the bench, not by hand: rules Parley wrote from TRACER&apos;s model (automatic: what a user without
+        ground truth gets) and rules generated from each bot&apos;s ground truth (oracles). Every conversation, on the
+        original and on each mutant, is checked against them.
       </Text>
       {data.bots.map((bot) => (
         <Stack key={bot.id} gap="xs">
@@ -134,10 +135,11 @@ function OracleRules({ data }: { data: BenchData }) {
               No rule was generated.
             </Text>
           ) : (
-            <Table withTableBorder fz="sm" aria-label={`Oracle rules of ${bot.name}`}>
+            <Table withTableBorder fz="sm" aria-label={`Rules of ${bot.name}`}>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>Rule</Table.Th>
+                  <Table.Th>Source</Table.Th>
                   <Table.Th>Kind</Table.Th>
                   <Table.Th>What it checks</Table.Th>
                 </Table.Tr>
@@ -146,6 +148,7 @@ function OracleRules({ data }: { data: BenchData }) {
                 {bot.rules.map((rule) => (
                   <Table.Tr key={rule.name}>
                     <Table.Td ff="monospace">{rule.name}</Table.Td>
+                    <Table.Td>{rule.source === "automatic" ? "TRACER's model" : "ground truth"}</Table.Td>
                     <Table.Td>
                       <Badge variant="light" tt="none">
                         {rule.kind || "rule"}
@@ -206,12 +209,13 @@ export function BenchRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
             label: "Sessions × turns",
             value: `${formatCount(summary.sessions)} × ${formatCount(summary.turns)}`,
           },
-          { label: "Repeats on the original", value: formatCount(summary.repeats) },
+          { label: "Repeats", value: formatCount(summary.repeats) },
           {
             label: "Mutants per operator",
             value: `${formatCount(summary.mutantsPerOperator)} (${operators})`,
           },
           { label: "Mutation score", value: formatPoints(summary.mutationScore) },
+          { label: "Automatic", value: formatPoints(summary.mutationScoreAutomatic) },
         ]}
         actions={<ExportMenu runId={run.id} />}
       />
@@ -225,7 +229,7 @@ export function BenchRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
             Mutants
           </Tabs.Tab>
           <Tabs.Tab value="rules" disabled={active}>
-            Oracle rules
+            Rules
           </Tabs.Tab>
           <Tabs.Tab value="report" disabled={active}>
             Report

@@ -1,13 +1,14 @@
 /**
  * Every mutant the bench ran, filterable by status. Live mutants (a fault no conversation noticed: a gap in the
  * tests) are highlighted; stillborn mutants (they do not load, so they are not counted) are listed apart with
- * their reason.
+ * their reason. Kills are differential: each killing signature shows how many repeats showed it on the mutant
+ * and on the original (always 0 there).
  */
 import { Badge, Code, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import type { BenchBot, BenchMutant, MutantStatus } from "../../api/runs-bench";
 import { formatCount } from "../dashboards/format";
-import { MUTANT_COLOR, REASON_HELP } from "./bench-text";
+import { formatSignature, MUTANT_COLOR, REASON_HELP } from "./bench-text";
 
 type Filter = "all" | Exclude<MutantStatus, "stillborn">;
 
@@ -48,6 +49,20 @@ function Reasons({ mutant }: { mutant: Row }) {
   );
 }
 
+function KillingSignatures({ mutant }: { mutant: Row }) {
+  const killing = mutant.kills.filter((kill) => kill.kills);
+  if (killing.length === 0) return <Text size="sm">—</Text>;
+  return (
+    <Stack gap={0}>
+      {killing.map((kill) => (
+        <Text key={formatSignature(kill.signature)} size="xs" ff="monospace" title={kill.evidence}>
+          {`${formatSignature(kill.signature)} (${formatCount(kill.mutantCount)}/${formatCount(mutant.repeats)}, original 0)`}
+        </Text>
+      ))}
+    </Stack>
+  );
+}
+
 function MutantRow({ mutant, showBot }: { mutant: Row; showBot: boolean }) {
   const live = mutant.status === "live";
   return (
@@ -79,9 +94,10 @@ function MutantRow({ mutant, showBot }: { mutant: Row; showBot: boolean }) {
         )}
       </Table.Td>
       <Table.Td>
-        {mutant.conversations === null
-          ? "—"
-          : `${formatCount(mutant.killingConversations)} of ${String(mutant.conversations)}`}
+        {mutant.killedAutomatic === null ? "—" : mutant.killedAutomatic ? "killed" : "not killed"}
+      </Table.Td>
+      <Table.Td>
+        <KillingSignatures mutant={mutant} />
       </Table.Td>
       <Table.Td>
         <Text size="sm" style={{ overflowWrap: "anywhere" }}>
@@ -100,7 +116,7 @@ export function MutantsSection({ bots }: { bots: BenchBot[] }) {
   const stillborn = rows.filter((row) => row.status === "stillborn");
   const count = (status: MutantStatus) => counted.filter((row) => row.status === status).length;
   const shown = filter === "all" ? counted : counted.filter((row) => row.status === filter);
-  const columns = showBot ? 8 : 7;
+  const columns = showBot ? 9 : 8;
 
   return (
     <Stack gap="md">
@@ -124,8 +140,10 @@ export function MutantsSection({ bots }: { bots: BenchBot[] }) {
           />
         </Group>
         <Text size="sm" c="dimmed">
-          Each mutant is the bot with one injected fault. Killed: a conversation showed it. Live: none did — a gap in
-          the tests. Inconclusive: no conversation could tell (LLM or set-up errors).
+          Each mutant is the bot with one injected fault, run with the original&apos;s seeds. Killed: a conversation
+          showed a finding the original never showed in the same conversation. Live: none did — a gap in the tests.
+          Inconclusive: no conversation could tell (LLM or set-up errors). Automatic: killed without the ground-truth
+          rules.
         </Text>
         <Table.ScrollContainer minWidth={900}>
           <Table withTableBorder fz="sm" aria-label="Mutants">
@@ -137,7 +155,8 @@ export function MutantsSection({ bots }: { bots: BenchBot[] }) {
                 <Table.Th>Status</Table.Th>
                 <Table.Th>Reasons</Table.Th>
                 <Table.Th>Rules failed</Table.Th>
-                <Table.Th>Conversations failing</Table.Th>
+                <Table.Th>Automatic</Table.Th>
+                <Table.Th>Killing signatures (mutant/repeats)</Table.Th>
                 <Table.Th>Fault</Table.Th>
               </Table.Tr>
             </Table.Thead>

@@ -1,5 +1,6 @@
 /**
- * "Start a bench": a project on a built-in reference bot, TRACER's size, SENSEI's repeats on the original, the
+ * "Start a bench": a project on a built-in reference bot, TRACER's size, SENSEI's repeats (on the original and on
+ * each mutant), the
  * mutants to draw, concurrency and seed. The server's field messages show under the fields; its `kind` message
  * (the project cannot run a bench: not a built-in bot, no LLM key or model) shows under the project.
  */
@@ -46,13 +47,16 @@ function int(value: number | string): number {
   return Math.round(Number(value));
 }
 
-/** Every SENSEI run of TRACER's profiles the bench may make: the repeats on the original, one per mutant. */
-function senseiRuns(values: BenchFormValues): { original: number; mutants: number } | null {
+/**
+ * Every SENSEI run of TRACER's profiles the bench may make: `repeats` on the original, on each mutant (same seeds:
+ * kills are differential) and on the control (the original again, to measure kills by noise).
+ */
+function senseiRuns(values: BenchFormValues): { original: number; mutants: number; controls: number } | null {
   const repeats = Number(values.repeats);
   const perOperator = Number(values.mutants_per_operator);
   if (!Number.isFinite(repeats) || !Number.isFinite(perOperator) || values.repeats === "") return null;
   const operators = values.operators.length || BENCH_OPERATORS.length;
-  return { original: repeats, mutants: operators * perOperator };
+  return { original: repeats, mutants: operators * perOperator * repeats, controls: repeats };
 }
 
 interface ProjectChoice {
@@ -203,8 +207,8 @@ function BenchForm({ choices, onClose, onStarted }: DialogCallbacks & { choices:
           {...form.getInputProps("turns")}
         />
         <NumberInput
-          label="Repeats on the original"
-          description="SENSEI runs on the unmutated bot, for the false-alarm rate."
+          label="Repeats"
+          description="SENSEI runs with the same seeds on the original and on each mutant: a kill needs a finding the original never showed."
           min={BENCH_LIMITS.repeats.min}
           max={BENCH_LIMITS.repeats.max}
           allowDecimal={false}
@@ -249,9 +253,10 @@ function BenchForm({ choices, onClose, onStarted }: DialogCallbacks & { choices:
       {runs && (
         <Text size="sm" c="dimmed">
           {[
-            `Up to ${String(runs.original + runs.mutants)} SENSEI runs of TRACER's profiles after one exploration:`,
-            `${String(runs.original)} on the original and at most ${String(runs.mutants)} on mutants`,
-            "(fewer where an operator has fewer). Every run costs LLM calls.",
+            `Up to ${String(runs.original + runs.mutants + runs.controls)} SENSEI runs of TRACER's profiles after one`,
+            `exploration: ${String(runs.original)} on the original, at most ${String(runs.mutants)} on mutants`,
+            `(fewer where an operator has fewer) and ${String(runs.controls)} on a control.`,
+            "Every run costs LLM calls.",
           ].join(" ")}
         </Text>
       )}

@@ -1,5 +1,5 @@
 /**
- * Test data: a finished bench on the bike bot, in the shape `backend/engine/bench/run.py::run_bench` writes
+ * Test data: a finished bench on the bike bot, in the shape `backend/engine/evaluation/run.py::run_bench` writes
  * (written by hand, trimmed: one mutant per status, TRACER's match list left out). Strings carry markup to
  * prove they are shown as text.
  */
@@ -25,10 +25,35 @@ const mutants = [
     operator: "crash-on-value",
     description: "book_service.tables.base_price: entry 'tune-up' deleted (crashes on that value)",
     status: "killed",
+    killed: true,
+    killed_automatic: true,
+    repeats: 2,
     conversations: 4,
     killing_conversations: 2,
     reasons: { crash: 2 },
     rules: {},
+    kills: [
+      {
+        signature: ["crash", "Booker", 1, ""],
+        reason: "crash",
+        kind: "automatic",
+        mutant_count: 2,
+        original_count: 0,
+        original_runs: 2,
+        kills: true,
+        evidence: "HTTP 500: The bot bike failed",
+      },
+      {
+        signature: ["missing_output", "Booker", 0, "price"],
+        reason: "missing_output",
+        kind: "automatic",
+        mutant_count: 1,
+        original_count: 1,
+        original_runs: 2,
+        kills: false,
+        evidence: "1 output(s) not found: price",
+      },
+    ],
     stillborn_reason: null,
     error: null,
   },
@@ -37,10 +62,25 @@ const mutants = [
     operator: "swap-qa-answers",
     description: "bike_faq: answers of 'tire_price' and 'tune_up_price' swapped",
     status: "killed",
+    killed: true,
+    killed_automatic: false,
+    repeats: 2,
     conversations: 4,
     killing_conversations: 3,
     reasons: { failed_rule: 3 },
     rules: { faq_answers: 3 },
+    kills: [
+      {
+        signature: ["failed_rule", "Curious rider", 0, "faq_answers"],
+        reason: "failed_rule",
+        kind: "oracle",
+        mutant_count: 2,
+        original_count: 0,
+        original_runs: 2,
+        kills: true,
+        evidence: "the condition is false",
+      },
+    ],
     stillborn_reason: null,
     error: null,
   },
@@ -49,10 +89,14 @@ const mutants = [
     operator: "delete-fallback",
     description: "top: fallback deleted <b>(the stock fallback is said instead)</b>",
     status: "live",
+    killed: false,
+    killed_automatic: false,
+    repeats: 2,
     conversations: 4,
     killing_conversations: 0,
     reasons: {},
     rules: {},
+    kills: [],
     stillborn_reason: null,
     error: null,
   },
@@ -61,6 +105,10 @@ const mutants = [
     operator: "wrong-language",
     description: "the bot's own sentences in 'es'",
     status: "inconclusive",
+    killed: false,
+    killed_automatic: false,
+    repeats: 0,
+    kills: [],
     conversations: 0,
     killing_conversations: 0,
     reasons: {},
@@ -73,6 +121,10 @@ const mutants = [
     operator: "change-optionality",
     description: "book_service.service: made optional",
     status: "stillborn",
+    killed: false,
+    killed_automatic: false,
+    repeats: 0,
+    kills: [],
     conversations: 0,
     killing_conversations: 0,
     reasons: {},
@@ -100,7 +152,41 @@ const usage = {
   wall_s: 41.2,
 };
 
+const score = (killed: number, scored: number, ci95: [number, number]) => ({
+  selected: 5,
+  killed,
+  live: scored - killed,
+  inconclusive: 1,
+  stillborn: 1,
+  scored,
+  score: Math.round((10_000 * killed) / scored) / 100,
+  ci95,
+});
+
+const scores = {
+  automatic: { ...score(1, 3, [6.15, 79.23]), per_repeat: [33.33, 33.33] },
+  with_oracles: { ...score(2, 3, [20.77, 93.85]), per_repeat: [66.67, 66.67] },
+  thesis_rule: { automatic: score(2, 3, [20.77, 93.85]), with_oracles: score(3, 3, [43.85, 100]) },
+};
+
+const controls = {
+  runs: 1,
+  automatic: { killed: 0, scored: 1, rate: 0, ci95: [0, 79.35] },
+  with_oracles: { killed: 0, scored: 1, rate: 0, ci95: [0, 79.35] },
+};
+
 export const BENCH_JSON = {
+  provenance: {
+    provider: "openai",
+    model: "gpt-4o-mini",
+    temperature: null,
+    seed: 7,
+    repeats: 2,
+    parley_version: "0.1.0",
+    llm_note: null,
+    matcher: "llm",
+  },
+  scores,
   config: {
     bots: ["bike"],
     sessions: 3,
@@ -136,6 +222,7 @@ export const BENCH_JSON = {
         recall_inputs: [2, 3],
         missed_modules: [],
         missed_inputs: ["book_service.time"],
+        matcher: "llm",
       },
       profiles: [
         { name: "Booker", temperature: 0.7, model: "gpt-4o-mini", goals: 2 },
@@ -143,18 +230,27 @@ export const BENCH_JSON = {
       ],
       rules: [
         {
+          name: "model_options_service",
+          kind: "model",
+          source: "automatic",
+          description: "when the bot offers service options, it offers all the ones TRACER saw: repair, tune-up",
+        },
+        {
           name: "outputs_book_service",
           kind: "output",
+          source: "oracle",
           description: "bike: the book_service response has the ground truth's shape and values, computed values",
         },
         {
           name: "faq_answers",
           kind: "faq",
+          source: "oracle",
           description: "bike: a question naming one FAQ question gets that question's answer",
         },
         {
           name: "enum_options",
           kind: "enum",
+          source: "oracle",
           description: "bike: the options offered for an enum slot are its <i>ground-truth</i> values",
         },
       ],
@@ -166,7 +262,15 @@ export const BENCH_JSON = {
           median: { module: 100, input: 66.67, value: 50, question: 50 },
           runs: [coverage(100, 66.67, 50, 50, 4), coverage(100, 100, 100, 75, 4)],
         },
-        false_alarms: { conversations: 8, false_alarms: 1, rate: 12.5, reasons: { unmet_goal: 1 }, rules: {} },
+        false_alarms: {
+          conversations: 8,
+          false_alarms: 1,
+          rate: 12.5,
+          automatic: { flagged: 1, rate: 12.5, ci95: [2.24, 47.09] },
+          with_oracles: { flagged: 1, rate: 12.5, ci95: [2.24, 47.09] },
+          reasons: { unmet_goal: 1 },
+          rules: {},
+        },
       },
       mutation: {
         selected: 5,
@@ -182,6 +286,8 @@ export const BENCH_JSON = {
         inconclusive_mutants: [{ id: "wrong-language-1", error: mutants[3]?.error }],
         mutants,
       },
+      scores,
+      controls,
       usage: {
         ...usage,
         phases: {
@@ -220,7 +326,15 @@ export const BENCH_JSON = {
     functionalities: 4,
     precision: 75,
     recall: 83.33,
-    false_alarms: { conversations: 8, false_alarms: 1, rate: 12.5 },
+    matcher: "llm",
+    controls,
+    false_alarms: {
+      conversations: 8,
+      false_alarms: 1,
+      rate: 12.5,
+      automatic: { flagged: 0, rate: 0, ci95: [0, 32.44] },
+      with_oracles: { flagged: 1, rate: 12.5, ci95: [2.24, 47.09] },
+    },
     mutation: {
       selected: 5,
       killed: 2,
@@ -279,6 +393,7 @@ export function benchRun(overrides: Partial<Run> = {}): Run {
       ok: true,
       bot: "bike",
       mutation_score: 66.67,
+      mutation_score_automatic: 33.33,
       mutants: 5,
       killed: 2,
       live: 1,

@@ -1,8 +1,10 @@
 /** "Test connection": sends one message through the saved connector (a short run) and shows what came back. */
 import { Alert, Button, Group, Loader, Stack, Text, TextInput } from "@mantine/core";
-import { useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { useTestConnector } from "../../api/connectors";
 import { readConnectionTest } from "../../api/run-results";
+import { runKeys } from "../../api/runs";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { ConnectionTestResult } from "./ConnectionTestResult";
@@ -13,6 +15,13 @@ export function ConnectionTester({ connectorId }: { connectorId: number }) {
   const [runId, setRunId] = useState<number | null>(null);
   const { run, active } = useFollowedRun(runId);
   const result = run && !active ? readConnectionTest(run.result) : null;
+  const queryClient = useQueryClient();
+  const finishedId = run && !active ? run.id : null;
+
+  // The setup guide counts a connector once a test passed: let it see this one.
+  useEffect(() => {
+    if (finishedId !== null) void queryClient.invalidateQueries({ queryKey: runKeys.lists });
+  }, [finishedId, queryClient]);
 
   const start = () => {
     testConnector.mutate(

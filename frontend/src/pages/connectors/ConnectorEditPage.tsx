@@ -295,7 +295,14 @@ export function ConnectorEditPage() {
   useDocumentTitle(`${title} · Parley`);
 
   let content;
-  if (id !== null && !Number.isInteger(id)) content = <ErrorState error={null} title="There is no such connector" />;
+  if (id !== null && !Number.isInteger(id))
+    content = (
+      <ErrorState
+        error={null}
+        title="There is no such connector"
+        notFound={{ what: "connector", backTo: paths.connectors, backLabel: "Back to your connectors" }}
+      />
+    );
   else if (technologies.isPending || (id !== null && connector.isPending)) content = <LoadingState />;
   else if (technologies.isError)
     content = (
@@ -310,6 +317,7 @@ export function ConnectorEditPage() {
       <ErrorState
         error={connector.error}
         title="Could not load the connector"
+        notFound={{ what: "connector", backTo: paths.connectors, backLabel: "Back to your connectors" }}
         onRetry={() => void connector.refetch()}
       />
     );

@@ -2,7 +2,7 @@
  * One check run: per rule its status and counts, and for a rule that failed, each failing check with its reason,
  * the rule's message and the conversations involved — each one opens as a transcript.
  */
-import { Accordion, Anchor, Badge, Group, Loader, Stack, Table, Text, Title } from "@mantine/core";
+import { Accordion, Anchor, Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
 import { useFoundConversation } from "../../api/conversations";
@@ -23,33 +23,16 @@ const RULE_COLOR: Record<string, string> = {
   not_applicable: "gray",
 };
 
-function ConversationLink({
-  senseiRuns,
-  recordId,
-  onOpen,
-}: {
-  senseiRuns: number[];
-  recordId: string;
-  onOpen: (found: { runId: number; conversationId: number }) => void;
-}) {
-  const [wanted, setWanted] = useState(false);
-  const found = useFoundConversation(senseiRuns, wanted ? recordId : null);
-  if (wanted && found.isFetching) return <Loader size="xs" aria-label={`Finding ${recordId}`} />;
-  if (wanted && found.data === null) {
-    return (
-      <Text size="xs" c="dimmed" ff="monospace">
-        {`${recordId} (no longer stored)`}
-      </Text>
-    );
-  }
+/** A conversation a check result names: one click opens it (it is looked up by its record id meanwhile). */
+function ConversationLink({ recordId, onOpen }: { recordId: string; onOpen: (recordId: string) => void }) {
   return (
     <Anchor
       component="button"
       size="xs"
       ff="monospace"
+      aria-label={`Open conversation ${recordId}`}
       onClick={() => {
-        if (found.data) onOpen(found.data);
-        else setWanted(true);
+        onOpen(recordId);
       }}
     >
       {recordId}
@@ -57,15 +40,38 @@ function ConversationLink({
   );
 }
 
-function RuleDrillDown({
-  row,
+/** The conversation of a record id, looked up among the SENSEI runs the check read, in the transcript dialog. */
+function FoundConversationModal({
   senseiRuns,
-  onOpen,
+  recordId,
+  onClose,
 }: {
-  row: RuleResultRow;
   senseiRuns: number[];
-  onOpen: (found: { runId: number; conversationId: number }) => void;
+  recordId: string | null;
+  onClose: () => void;
 }) {
+  const found = useFoundConversation(senseiRuns, recordId);
+  const target = recordId !== null && found.data ? found.data : null;
+  return (
+    <ConversationModal
+      runId={target?.runId ?? 0}
+      conversationId={target?.conversationId ?? null}
+      onClose={onClose}
+      lookup={
+        recordId === null
+          ? null
+          : {
+              recordId,
+              pending: found.isPending,
+              error: found.error,
+              missing: found.isSuccess && found.data === null,
+            }
+      }
+    />
+  );
+}
+
+function RuleDrillDown({ row, onOpen }: { row: RuleResultRow; onOpen: (recordId: string) => void }) {
   const report = readRuleReport(row.report);
   return (
     <Stack gap="xs">
@@ -97,7 +103,7 @@ function RuleDrillDown({
                 <Table.Td>
                   <Stack gap={2}>
                     {result.conversations.slice(0, 20).map((id) => (
-                      <ConversationLink key={id} senseiRuns={senseiRuns} recordId={id} onOpen={onOpen} />
+                      <ConversationLink key={id} recordId={id} onOpen={onOpen} />
                     ))}
                     {result.conversations.length > 20 && (
                       <Text size="xs" c="dimmed">{`and ${String(result.conversations.length - 20)} more`}</Text>
@@ -131,7 +137,7 @@ export function CheckRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
   const active = isRunActive(run.status);
   const results = useRuleResults(run.id, !active);
   const stats = useRunStats(run.id, false, !active);
-  const [open, setOpen] = useState<{ runId: number; conversationId: number } | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
 
   return (
     <Stack gap="md">
@@ -187,15 +193,15 @@ export function CheckRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
                 </Group>
               </Accordion.Control>
               <Accordion.Panel>
-                <RuleDrillDown row={row} senseiRuns={summary.senseiRuns} onOpen={setOpen} />
+                <RuleDrillDown row={row} onOpen={setOpen} />
               </Accordion.Panel>
             </Accordion.Item>
           ))}
         </Accordion>
       )}
-      <ConversationModal
-        runId={open?.runId ?? 0}
-        conversationId={open?.conversationId ?? null}
+      <FoundConversationModal
+        senseiRuns={summary.senseiRuns}
+        recordId={open}
         onClose={() => {
           setOpen(null);
         }}

@@ -6,11 +6,12 @@ import { Anchor, Box, Button, Group, Paper, SimpleGrid, Text } from "@mantine/co
 import { type ReactNode, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { isRunActive, type Run } from "../../api/runs";
-import { useDeleteRun } from "../../api/runs-dashboard";
+import { unpricedCalls, useDeleteRun } from "../../api/runs-dashboard";
+import { CostText } from "../../components/CostText";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
-import { formatCost, formatDate, formatSeconds } from "./format";
+import { formatDate, formatSeconds } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
 
 export interface RunFact {
@@ -56,7 +57,7 @@ export function RunHeader({ run, title, mode, backTo, facts, actions }: RunHeade
     { label: "Started by", value: run.owner_name || "—" },
     { label: "Created", value: formatDate(run.created_at) },
     { label: "Duration", value: formatSeconds(run.duration_seconds) },
-    { label: "Cost", value: formatCost(run.cost_usd) },
+    { label: "Cost", value: <CostText fw={500} usd={run.cost_usd} unpriced={unpricedCalls(run)} /> },
   ];
 
   return (

@@ -3,14 +3,17 @@
  * numbers and public log lines without any action (the server never sends them the owner-only lines).
  */
 import { Badge, Box, Card, Group, Progress, ScrollArea, Stack, Text, Title } from "@mantine/core";
+import { useLiveRunState } from "../../api/live";
 import { readRunProgress, useRunEvents } from "../../api/project-runs";
 import { isRunActive, type Run } from "../../api/runs";
+import { LiveIndicator } from "../../components/LiveIndicator";
 import { describeEvent, RunProgress } from "../../components/RunProgress";
-import { STATUS_COLOR } from "./format";
+import { runOutcome } from "../../components/run-outcome";
 
 function ReadOnlyProgress({ run }: { run: Run }) {
   const active = isRunActive(run.status);
   const events = useRunEvents(run.id, active);
+  const live = useLiveRunState(run.id);
   const progress = readRunProgress(run);
   const percent =
     progress.total !== null && progress.total > 0 && progress.done !== null
@@ -24,14 +27,15 @@ function ReadOnlyProgress({ run }: { run: Run }) {
           <Title order={2} size="h5">
             Progress
           </Title>
-          <Badge color={STATUS_COLOR[run.status]}>{run.status}</Badge>
+          <Badge color={runOutcome(run).color}>{runOutcome(run).label}</Badge>
+          <LiveIndicator state={live} />
         </Group>
         <Stack gap={4} role="status" aria-label="Run progress">
           <Text size="sm">{progress.stage ? `Stage: ${progress.stage}` : ""}</Text>
           <Progress
             value={percent ?? (active || run.status === "succeeded" ? 100 : 0)}
             animated={active}
-            color={STATUS_COLOR[run.status]}
+            color={runOutcome(run).color}
             aria-label="Progress"
           />
         </Stack>

@@ -1,10 +1,9 @@
 /** A run page: reads `:runId`, follows the run while it is active, and shows the view for its kind. */
-import { Button, Stack } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
-import { Link, useParams } from "react-router";
+import { useParams } from "react-router";
 import { useRun } from "../../api/runs";
 import type { DashboardKind } from "../../api/runs-dashboard";
-import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { ErrorState, LoadingState, NotFoundState } from "../../components/StateViews";
 import { BenchRunView } from "../bench/BenchRunView";
 import { CheckRunView } from "./CheckRunView";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
@@ -25,24 +24,22 @@ export function RunRoute({ kind, mode }: { kind: DashboardKind; mode: DashboardM
   useDocumentTitle(`${TITLES[kind]} #${String(runId)} · Parley`);
   const back = mode === "public" ? dashboardPaths.publicProjects : dashboardPaths.runs(kind);
 
-  if (!valid || (run.data && run.data.kind !== kind)) {
-    return (
-      <EmptyState
-        title="No such run"
-        action={
-          <Button component={Link} to={back} variant="light">
-            Back to the dashboard
-          </Button>
-        }
-      />
-    );
-  }
+  const notFound = {
+    what: "run",
+    backTo: back,
+    backLabel: mode === "public" ? "Back to the public projects" : "Back to the dashboard",
+  };
+  // A run of another kind at this address (`/tracer/<a SENSEI run>`) is not a TRACER run either.
+  if (!valid || (run.data && run.data.kind !== kind)) return <NotFoundState {...notFound} />;
   if (run.isPending) return <LoadingState label="Loading the run" />;
   if (run.isError) {
     return (
-      <Stack>
-        <ErrorState error={run.error} title="Could not load the run" onRetry={() => void run.refetch()} />
-      </Stack>
+      <ErrorState
+        error={run.error}
+        title="Could not load the run"
+        onRetry={() => void run.refetch()}
+        notFound={notFound}
+      />
     );
   }
   if (kind === "tracer") return <TracerRunView run={run.data} mode={mode} />;

@@ -17,12 +17,14 @@ import {
   readTracerSummary,
   type RunFilters,
   type RunOrdering,
+  unpricedCalls,
   useRunsPage,
 } from "../../api/runs-dashboard";
+import { CostText } from "../../components/CostText";
 import { ResourceTable } from "../../components/ResourceTable";
 import { EmptyState } from "../../components/StateViews";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
-import { formatCost, formatCount, formatDate, formatPercent, formatPoints, formatSeconds } from "./format";
+import { formatCount, formatDate, formatPercent, formatPoints, formatSeconds } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
@@ -89,7 +91,11 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
   ];
   const tail: Column[] = [
     { label: "Duration", sort: "finished_at", cell: (run) => formatSeconds(run.duration_seconds) },
-    { label: "Cost", sort: "cost_usd", cell: (run) => formatCost(run.cost_usd) },
+    {
+      label: "Cost",
+      sort: "cost_usd",
+      cell: (run) => <CostText usd={run.cost_usd} unpriced={unpricedCalls(run)} />,
+    },
     { label: "Created", sort: "created_at", cell: (run) => formatDate(run.created_at) },
     { label: "By", cell: (run) => run.owner_name || "—" },
   ];

@@ -36,16 +36,19 @@ import {
   type ExportFormat,
   readSenseiSummary,
   type RunStats,
+  unpricedCalls,
   useDownloadExport,
   useRunStats,
 } from "../../api/runs-dashboard";
 import { CostPerProfileChart, ErrorsByTypeChart, ResponseTimeChart } from "../../components/charts/RunCharts";
+import { CostText } from "../../components/CostText";
 import { ResourceTable } from "../../components/ResourceTable";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
+import { BaselineActions } from "../compare/BaselineActions";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { Transcript } from "../../components/transcript/Transcript";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
-import { formatCost, formatCount, formatPercent, formatSeconds } from "./format";
+import { formatCount, formatPercent, formatSeconds } from "./format";
 import { RunHeader } from "./RunHeader";
 import { RunLivePanel } from "./RunLivePanel";
 
@@ -83,35 +86,53 @@ export function ExportMenu({ runId }: { runId: number }) {
   );
 }
 
+/** While a conversation is looked up by the record id a check result names (see `CheckRunView`). */
+export interface ConversationLookup {
+  recordId: string;
+  pending: boolean;
+  error: Error | null;
+  /** The lookup finished and no stored conversation has this id. */
+  missing: boolean;
+}
+
 export function ConversationModal({
   runId,
   conversationId,
   onClose,
+  lookup,
 }: {
   runId: number;
   conversationId: number | null;
   onClose: () => void;
+  lookup?: ConversationLookup | null;
 }) {
   const conversation = useConversation(runId, conversationId);
   const record = conversation.data ? readConversationRecord(conversation.data.record) : null;
   return (
     <Modal
-      opened={conversationId !== null}
+      opened={conversationId !== null || (lookup ?? null) !== null}
       onClose={onClose}
       size="xl"
       title={
         conversation.data
           ? `${conversation.data.profile} — conversation ${String(conversation.data.index + 1)}`
-          : "Conversation"
+          : (lookup?.recordId ?? "Conversation")
       }
     >
-      {conversation.isPending && <LoadingState label="Loading the conversation" />}
+      {lookup?.pending && <LoadingState label={`Finding conversation ${lookup.recordId}`} />}
+      {lookup?.error && <ErrorState error={lookup.error} title="Could not find the conversation" />}
+      {lookup?.missing && (
+        <Text size="sm" c="dimmed">
+          {`Conversation ${lookup.recordId} is no longer stored: its SENSEI run may have been deleted.`}
+        </Text>
+      )}
+      {conversationId !== null && conversation.isPending && <LoadingState label="Loading the conversation" />}
       {conversation.isError && <ErrorState error={conversation.error} title="Could not load the conversation" />}
       {record && (
         <Stack gap="sm">
           <Group gap="md">
             <Text size="sm" c="dimmed">{`Duration ${formatSeconds(record.durationSeconds)}`}</Text>
-            <Text size="sm" c="dimmed">{`Cost ${formatCost(record.costUsd)}`}</Text>
+            <CostText size="sm" c="dimmed" prefix="Cost " usd={record.costUsd} unpriced={record.costUsd === null} />
             {record.language && <Text size="sm" c="dimmed">{`Language ${record.language}`}</Text>}
           </Group>
           <Transcript record={record} />
@@ -121,7 +142,16 @@ export function ConversationModal({
   );
 }
 
-function ProfilesTable({ stats, onPick }: { stats: RunStats; onPick: (profile: string) => void }) {
+function ProfilesTable({
+  stats,
+  unpriced,
+  onPick,
+}: {
+  stats: RunStats;
+  /** The run made LLM calls without a price: a profile that cost $0 was not priced, not free. */
+  unpriced: boolean;
+  onPick: (profile: string) => void;
+}) {
   if (stats.profiles.length === 0) return <Text c="dimmed">No conversation has finished yet.</Text>;
   return (
     <Table withTableBorder highlightOnHover aria-label="Results per profile">
@@ -157,7 +187,9 @@ function ProfilesTable({ stats, onPick }: { stats: RunStats; onPick: (profile: s
             <Table.Td>
               {formatPercent(row.conversations > 0 ? (row.conversations - row.withErrors) / row.conversations : null)}
             </Table.Td>
-            <Table.Td>{formatCost(row.costUsd)}</Table.Td>
+            <Table.Td>
+              <CostText usd={row.costUsd} unpriced={unpriced && row.costUsd === 0} />
+            </Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>
@@ -270,7 +302,9 @@ function ConversationsSection({
               </Group>
             </Table.Td>
             <Table.Td>{formatSeconds(row.duration_s)}</Table.Td>
-            <Table.Td>{formatCost(row.cost_usd)}</Table.Td>
+            <Table.Td>
+              <CostText usd={row.cost_usd} unpriced={row.cost_usd === null} />
+            </Table.Td>
             <Table.Td>
               <Button
                 size="compact-xs"
@@ -312,6 +346,22 @@ function useRefreshWhenFinished(runId: number, active: boolean) {
   }, [active, runId, queryClient]);
 }
 
+/** A verdict count and, below it, why: "inputs not conveyed 3, rate limited 1". */
+function VerdictCount({ count, reasons, color }: { count: number; reasons: [string, number][]; color?: string }) {
+  return (
+    <Stack gap={0}>
+      <Text fw={500} c={count > 0 ? color : undefined}>
+        {formatCount(count)}
+      </Text>
+      {reasons.length > 0 && (
+        <Text size="xs" c="dimmed">
+          {reasons.map(([name, n]) => `${name.replace(/_/g, " ")} ${String(n)}`).join(", ")}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
 export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
   const summary = readSenseiSummary(run);
   const active = isRunActive(run.status);
@@ -320,6 +370,7 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
   const [profile, setProfile] = useState<string | null>(null);
   const conversations = stats.data?.conversations ?? summary.conversations;
   const withErrors = stats.data?.withErrors ?? summary.withErrors;
+  const verdicts = stats.data?.verdicts ?? null;
   const canCheck = mode === "owner" && run.is_owner && !active && run.project !== null;
 
   return (
@@ -332,10 +383,20 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
         facts={[
           { label: "Profiles", value: summary.profiles.map((p) => p.name).join(", ") || "—" },
           { label: "Conversations", value: formatCount(conversations) },
-          {
-            label: "With errors",
-            value: formatCount(withErrors),
-          },
+          ...(verdicts === null
+            ? [{ label: "With errors", value: formatCount(withErrors) }]
+            : [
+                { label: "Passed", value: formatCount(verdicts.passed) },
+                {
+                  label: "Failed (chatbot faults)",
+                  value: <VerdictCount count={verdicts.failed} reasons={verdicts.failedReasons} color="red" />,
+                },
+                {
+                  label: "Inconclusive (not the chatbot's fault)",
+                  value: <VerdictCount count={verdicts.inconclusive} reasons={verdicts.inconclusiveReasons} />,
+                },
+                { label: "Simulator slips", value: formatCount(verdicts.simulatorSlips) },
+              ]),
         ]}
         actions={
           <>
@@ -348,6 +409,7 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
                 Check rules
               </Button>
             )}
+            <BaselineActions run={run} mode={mode} />
             <ExportMenu runId={run.id} />
           </>
         }
@@ -363,12 +425,12 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
           <SimpleGrid cols={{ base: 1, md: 3 }} spacing="md">
             <ErrorsByTypeChart errors={stats.data.errorsByCode} />
             <ResponseTimeChart times={stats.data.responseTimes} />
-            <CostPerProfileChart profiles={stats.data.profiles} />
+            <CostPerProfileChart profiles={stats.data.profiles} unpricedCalls={unpricedCalls(run)} />
           </SimpleGrid>
           <Title order={2} size="h4">
             Per profile
           </Title>
-          <ProfilesTable stats={stats.data} onPick={setProfile} />
+          <ProfilesTable stats={stats.data} unpriced={unpricedCalls(run) > 0} onPick={setProfile} />
         </>
       )}
       <Paper>

@@ -2,20 +2,7 @@
  * One TRACER run: progress and log while it runs; then the report, the interactive workflow graph, the profiles
  * it generated, its exploration sessions as chat logs, and a diff of its model against another run.
  */
-import {
-  Accordion,
-  Alert,
-  Anchor,
-  Badge,
-  Code,
-  Group,
-  Select,
-  Stack,
-  Table,
-  Tabs,
-  Text,
-  Title,
-} from "@mantine/core";
+import { Accordion, Alert, Anchor, Badge, Code, Group, Select, Stack, Table, Tabs, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
 import { readGraph, useArtefact } from "../../api/artefacts";
@@ -25,6 +12,7 @@ import { type RunEvent, useRunEvents } from "../../api/project-runs";
 import { isRunActive, type Run } from "../../api/runs";
 import { readTracerSummary, useModelDiff, useProjectRuns } from "../../api/runs-dashboard";
 import { WorkflowGraph } from "../../components/graph/WorkflowGraph";
+import { runOutcome } from "../../components/run-outcome";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { ChatTurns } from "../../components/transcript/Transcript";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
@@ -210,6 +198,7 @@ function DiffTab({ run }: { run: Run }) {
 
 export function TracerRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
   const summary = readTracerSummary(run);
+  const outcome = runOutcome(run);
   const active = isRunActive(run.status);
   const finished = run.status === "succeeded" || (run.status === "failed" && summary.functionalities !== null);
   const [tab, setTab] = useState<string | null>(finished ? "report" : "progress");
@@ -236,6 +225,19 @@ export function TracerRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
           },
         ]}
       />
+      {outcome.warning && (
+        <Alert color="yellow" title={outcome.warning.title} role="alert">
+          {outcome.warning.text}
+          {mode === "owner" && run.project !== null && (
+            <>
+              {" "}
+              <Anchor component={Link} to={dashboardPaths.testCenter(run.project)}>
+                Back to the test center
+              </Anchor>
+            </>
+          )}
+        </Alert>
+      )}
       {summary.warnings.length > 0 && (
         <Alert color="yellow" title="Warnings">
           <Stack gap={2}>

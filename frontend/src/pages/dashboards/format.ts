@@ -1,13 +1,7 @@
 /** How the dashboards write times, costs and statuses. */
-import type { RunStatus } from "../../api/runs";
+import { formatUsd } from "../../lib/money";
 
-export const STATUS_COLOR: Record<RunStatus, string> = {
-  queued: "gray",
-  running: "blue",
-  succeeded: "teal",
-  failed: "red",
-  cancelled: "orange",
-};
+export { STATUS_COLOR } from "../../components/run-outcome";
 
 export function formatSeconds(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return "—";
@@ -19,7 +13,7 @@ export function formatSeconds(seconds: number | null | undefined): string {
 
 export function formatCost(usd: number | null | undefined): string {
   if (usd === null || usd === undefined) return "—";
-  return `$${usd.toFixed(usd >= 1 ? 2 : 4)}`;
+  return formatUsd(usd);
 }
 
 export function formatDate(iso: string | null | undefined): string {

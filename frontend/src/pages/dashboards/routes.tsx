@@ -15,6 +15,7 @@ const benchRun = () => import("../bench/BenchRunPage").then((m) => ({ Component:
 const checkRun = () => import("../rules/CheckRunPage").then((m) => ({ Component: m.CheckRunPage }));
 const rules = () => import("../rules/RulesPage").then((m) => ({ Component: m.RulesPage }));
 const publicPages = () => import("../public/PublicRunPage");
+const comparePage = () => import("../compare/ComparePage");
 
 /** Routes under the signed-in layout (paths relative to `/`). */
 export const dashboardRoutes: RouteObject[] = [
@@ -22,6 +23,7 @@ export const dashboardRoutes: RouteObject[] = [
   { path: "tracer/:runId", lazy: tracerRun },
   { path: "sensei", lazy: senseiDashboard },
   { path: "sensei/:runId", lazy: senseiRun },
+  { path: "sensei/:runId/compare", lazy: () => comparePage().then((m) => ({ Component: m.ComparePage })) },
   { path: "bench", lazy: benchDashboard },
   { path: "bench/:runId", lazy: benchRun },
   { path: "rules", lazy: rules },
@@ -55,8 +57,13 @@ export const publicRoutes: RouteObject[] = [
       },
       { path: "tracer/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicTracerRunPage })) },
       { path: "sensei/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicSenseiRunPage })) },
+      { path: "sensei/:runId/compare", lazy: () => comparePage().then((m) => ({ Component: m.PublicComparePage })) },
       { path: "checks/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicCheckRunPage })) },
       { path: "bench/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicBenchRunPage })) },
+      {
+        path: "security/runs/:runId",
+        lazy: () => import("../security/SecurityRunPage").then((m) => ({ Component: m.PublicSecurityRunPage })),
+      },
     ],
   },
 ];

@@ -1,4 +1,4 @@
-import { Button, Center, Stack, Text, Title } from "@mantine/core";
+import { Button, Center, Group, Stack, Text, Title } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { Link } from "react-router";
 import { paths } from "../../lib/paths";
@@ -17,9 +17,14 @@ export function NotFoundPage() {
         <Text c="dimmed" ta="center">
           There is nothing at this address. It may have moved, or the link may be wrong.
         </Text>
-        <Button component={Link} to={paths.home}>
-          Go to the home page
-        </Button>
+        <Group gap="xs" justify="center">
+          <Button component={Link} to={paths.home}>
+            Go to the home page
+          </Button>
+          <Button component={Link} to={paths.publicProjects} variant="default">
+            Browse the public dashboards
+          </Button>
+        </Group>
       </Stack>
     </Center>
   );

@@ -34,4 +34,38 @@ describe("project form", () => {
       public: false,
     });
   }, 30_000);
+
+  it("does not save a project whose key has no exploration model, and says which model is missing", async () => {
+    workspaceDb.addConnector({ name: "Pizza bot" });
+    workspaceDb.addKey({ name: "Team" });
+    const { user } = renderApp("/projects/new", { loggedIn: true });
+
+    await user.type(await screen.findByRole("textbox", { name: /^Name/ }), "Pizza");
+    await user.click(screen.getByRole("combobox", { name: /Connector/ }));
+    await user.click(await screen.findByRole("option", { name: /Pizza bot/, hidden: true }));
+    await user.click(screen.getByRole("combobox", { name: /LLM key/ }));
+    await user.click(await screen.findByRole("option", { name: /Team/, hidden: true }));
+    await user.click(screen.getByRole("button", { name: "Create project" }));
+
+    expect(await screen.findByText(/Choose the exploration model/)).toBeInTheDocument();
+    expect(screen.getByRole("combobox", { name: /Exploration model/ })).toHaveAttribute("aria-invalid", "true");
+    expect(workspaceDb.state.projects).toHaveLength(0);
+  }, 30_000);
+
+  it("shows the public link, with a copy button, as soon as the project is made public", async () => {
+    workspaceDb.addConnector();
+    workspaceDb.addKey();
+    const project = workspaceDb.addProject({ public: false });
+    const { user } = renderApp(`/projects/${String(project.id)}/edit`, { loggedIn: true });
+
+    expect(await screen.findByRole("switch", { name: /Public results/ })).not.toBeChecked();
+    expect(screen.queryByRole("textbox", { name: "Public link" })).toBeNull();
+    await user.click(screen.getByRole("switch", { name: /Public results/ }));
+
+    expect(screen.getByRole("textbox", { name: "Public link" })).toHaveValue(
+      `${window.location.origin}/public/projects/${String(project.id)}`,
+    );
+    expect(screen.getByRole("button", { name: "Copy link" })).toBeInTheDocument();
+    expect(screen.getByText("Save the project to publish it at this link.")).toBeInTheDocument();
+  });
 });

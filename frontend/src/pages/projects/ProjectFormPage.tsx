@@ -27,6 +27,7 @@ import { ApiError, splitFieldErrors } from "../../api/errors";
 import { useAllKeys } from "../../api/keys";
 import { type Project, type ProjectInput, useCreateProject, useProject, useUpdateProject } from "../../api/projects";
 import { PageHeader } from "../../components/PageHeader";
+import { PublicLinkField } from "../../components/PublicLink";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
@@ -104,6 +105,11 @@ function ProjectForm({ project }: { project: Project | null }) {
     validate: {
       name: isNotEmpty("Give the project a name."),
       connector: isNotEmpty("Choose the chatbot's connector."),
+      // The server refuses it too: with a key, every run needs this model (runs.deps falls back on it).
+      exploration_model: (value, values) =>
+        values.llm_key !== "" && value.trim() === ""
+          ? "Choose the exploration model: TRACER explores with it, and SENSEI and checks fall back on it."
+          : null,
     },
   });
   const selectedKey = keys.data?.find((k) => String(k.id) === form.values.llm_key) ?? null;
@@ -220,6 +226,7 @@ function ProjectForm({ project }: { project: Project | null }) {
                   <Autocomplete
                     label={label}
                     description={`${help} Pick from the list or type any model name.`}
+                    withAsterisk={field === "exploration_model" && form.values.llm_key !== ""}
                     data={models.models}
                     limit={50}
                     {...form.getInputProps(field)}
@@ -240,11 +247,28 @@ function ProjectForm({ project }: { project: Project | null }) {
         </Card>
 
         <Card withBorder padding="md">
-          <Switch
-            label="Public results"
-            description="Anyone with the link can read this project's runs and reports (not its connector, key or budget)."
-            {...form.getInputProps("public", { type: "checkbox" })}
-          />
+          <Stack gap="sm">
+            <Switch
+              label="Public results"
+              description="Anyone with the link can read this project's runs and reports (not its connector, key or budget)."
+              {...form.getInputProps("public", { type: "checkbox" })}
+            />
+            {form.values.public &&
+              (project === null ? (
+                <Text size="sm" c="dimmed">
+                  The public link appears here and in the test center once the project is created.
+                </Text>
+              ) : (
+                <>
+                  {!project.public && (
+                    <Text size="sm" c="dimmed">
+                      Save the project to publish it at this link.
+                    </Text>
+                  )}
+                  <PublicLinkField projectId={project.id} />
+                </>
+              ))}
+          </Stack>
         </Card>
 
         <Group>
@@ -272,7 +296,12 @@ export function ProjectFormPage() {
   else if (project.isPending) content = <LoadingState />;
   else if (project.isError)
     content = (
-      <ErrorState error={project.error} title="Could not load the project" onRetry={() => void project.refetch()} />
+      <ErrorState
+        error={project.error}
+        title="Could not load the project"
+        onRetry={() => void project.refetch()}
+        notFound={{ what: "project", backTo: paths.projects, backLabel: "Back to your projects" }}
+      />
     );
   else content = <ProjectForm key={project.data.id} project={project.data} />;
 

@@ -16,7 +16,18 @@ export function PublicProjectPage() {
   useDocumentTitle(`${project.data?.name ?? "Public project"} · Parley`);
 
   if (project.isPending) return <LoadingState label="Loading the project" />;
-  if (project.isError) return <ErrorState error={project.error} title="This project is not public" />;
+  if (project.isError)
+    return (
+      <ErrorState
+        error={project.error}
+        title="Could not load the project"
+        notFound={{
+          what: "public project",
+          backTo: dashboardPaths.publicProjects,
+          backLabel: "Back to the public projects",
+        }}
+      />
+    );
   return (
     <Stack gap="md">
       <Anchor component={Link} to={dashboardPaths.publicProjects} size="sm">

@@ -223,9 +223,14 @@ export function ProfileEditorPage() {
   let content;
   const loading = project.isPending || (profileId === null ? template.isPending : profile.isPending);
   const error = project.error ?? (profileId === null ? template.error : profile.error);
+  const notFound = {
+    what: project.error ? "project" : "profile",
+    backTo: Number.isInteger(projectId) && !project.error ? paths.testCenter(projectId) : paths.projects,
+    backLabel: Number.isInteger(projectId) && !project.error ? "Back to the test center" : "Back to your projects",
+  };
   if (!Number.isInteger(projectId) || (profileId !== null && !Number.isInteger(profileId)))
-    content = <ErrorState error={null} title="There is no such profile" />;
-  else if (error) content = <ErrorState error={error} title="Could not load the profile" />;
+    content = <ErrorState error={null} title="There is no such profile" notFound={notFound} />;
+  else if (error) content = <ErrorState error={error} title="Could not load the profile" notFound={notFound} />;
   else if (loading || !project.data) content = <LoadingState label="Loading the editor" />;
   else
     content = (

@@ -3,7 +3,9 @@ import { List, NumberInput, Text } from "@mantine/core";
 import { useState } from "react";
 import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
 import type { Profile } from "../../api/profiles";
+import type { Project } from "../../api/projects";
 import type { Run } from "../../api/runs";
+import { paths } from "../../lib/paths";
 import { StartRunDialog, StartRunForm } from "../../components/StartRunDialog";
 
 const SESSIONS = { min: 1, max: 50, initial: 5 };
@@ -15,8 +17,25 @@ function clampInt(value: number | string, min: number, max: number, fallback: nu
   return Number.isFinite(n) ? Math.min(max, Math.max(min, Math.round(n))) : fallback;
 }
 
+/** What a project lacks before its long runs can start (the server refuses them without it), or null. */
+export function runSetupProblem(project: Pick<Project, "llm_key" | "exploration_model">): string | null {
+  if (project.llm_key === null || project.llm_key === undefined)
+    return "This project has no LLM key, so TRACER and SENSEI have no LLM to talk with.";
+  if (!project.exploration_model?.trim())
+    return "This project has no exploration model: TRACER explores with it, and SENSEI uses it when no other model is chosen.";
+  return null;
+}
+
+function projectFix(project: Pick<Project, "id" | "llm_key" | "exploration_model">) {
+  return {
+    problem: runSetupProblem(project),
+    label: "Open the project's settings",
+    to: paths.editProject(project.id),
+  };
+}
+
 interface DialogProps {
-  projectId: number;
+  project: Pick<Project, "id" | "llm_key" | "exploration_model">;
   opened: boolean;
   onClose: () => void;
   /** The run this dialog started (the page keeps following it after the dialog closes). */
@@ -25,8 +44,8 @@ interface DialogProps {
   onFinished?: (run: Run) => void;
 }
 
-export function TracerDialog({ projectId, opened, onClose, runId, onStarted, onFinished }: DialogProps) {
-  const start = useStartProjectRun(projectId);
+export function TracerDialog({ project, opened, onClose, runId, onStarted, onFinished }: DialogProps) {
+  const start = useStartProjectRun(project.id);
   const [sessions, setSessions] = useState<number | string>(SESSIONS.initial);
   const [turns, setTurns] = useState<number | string>(TURNS.initial);
   const close = () => {
@@ -44,6 +63,7 @@ export function TracerDialog({ projectId, opened, onClose, runId, onStarted, onF
         start={start}
         errorTitle="Could not start TRACER"
         submitLabel="Start exploring"
+        fix={projectFix(project)}
         onCancel={close}
         onSubmit={() => {
           start.mutate(
@@ -88,7 +108,7 @@ export function TracerDialog({ projectId, opened, onClose, runId, onStarted, onF
 }
 
 export function SenseiDialog({
-  projectId,
+  project,
   opened,
   onClose,
   runId,
@@ -96,7 +116,7 @@ export function SenseiDialog({
   onFinished,
   profiles,
 }: DialogProps & { profiles: Profile[] }) {
-  const start = useStartProjectRun(projectId);
+  const start = useStartProjectRun(project.id);
   const [concurrency, setConcurrency] = useState<number | string>(DEFAULT_CONCURRENCY);
   const [seed, setSeed] = useState<number | string>("");
   const close = () => {
@@ -115,6 +135,7 @@ export function SenseiDialog({
         errorTitle="Could not start SENSEI"
         submitLabel="Start SENSEI"
         canSubmit={profiles.length > 0}
+        fix={projectFix(project)}
         onCancel={close}
         onSubmit={() => {
           const seedNumber = seed === "" ? null : Math.round(Number(seed));

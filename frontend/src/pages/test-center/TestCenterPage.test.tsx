@@ -43,17 +43,85 @@ describe("test center", () => {
     expect(log.querySelector("script")).toBeNull();
   }, 15_000);
 
-  it("says why a run cannot start", async () => {
+  it("says why a run cannot start and links to where it is fixed, in the page and in the dialogs", async () => {
     workspaceDb.addConnector();
     const project = workspaceDb.addProject({ llm_key: null });
+    workspaceDb.addProfile(project.id, { name: "by_hand" });
     const { user } = renderApp(`/projects/${String(project.id)}`, { loggedIn: true });
+    const settings = `/projects/${String(project.id)}/edit`;
+
+    const banner = await screen.findByRole("status", { name: "Runs cannot start yet" });
+    expect(banner).toHaveTextContent("has no LLM key");
+    expect(within(banner).getByRole("link", { name: "Open the project's settings" })).toHaveAttribute("href", settings);
+
+    const [headerButton] = await screen.findAllByRole("button", { name: "Explore with TRACER" });
+    if (headerButton === undefined) throw new Error("no TRACER button");
+    await user.click(headerButton);
+    const tracer = await screen.findByRole("dialog", { name: "Explore with TRACER" });
+    expect(within(tracer).getByText(/has no LLM key/)).toBeInTheDocument();
+    expect(within(tracer).getByRole("link", { name: "Open the project's settings" })).toHaveAttribute("href", settings);
+    expect(within(tracer).getByRole("button", { name: "Start exploring" })).toBeDisabled();
+    await user.click(within(tracer).getByRole("button", { name: "Cancel" }));
+
+    await user.click(await screen.findByRole("checkbox", { name: "Select by_hand" }));
+    await user.click(screen.getByRole("button", { name: "Run SENSEI" }));
+    const sensei = await screen.findByRole("dialog", { name: "Run SENSEI" });
+    expect(within(sensei).getByRole("link", { name: "Open the project's settings" })).toHaveAttribute("href", settings);
+    expect(within(sensei).getByRole("button", { name: "Start SENSEI" })).toBeDisabled();
+  });
+
+  it("names a missing exploration model as the problem", async () => {
+    workspaceDb.addKey();
+    workspaceDb.addConnector();
+    const project = workspaceDb.addProject({ exploration_model: "" });
+    renderApp(`/projects/${String(project.id)}`, { loggedIn: true });
+    expect(await screen.findByText(/has no exploration model/)).toBeInTheDocument();
+  });
+
+  it("links the run dialog to the run's report when it ends, and shows a TRACER run that found nothing as a warning", async () => {
+    workspaceDb.addKey();
+    workspaceDb.addConnector();
+    const project = workspaceDb.addProject();
+    const { user, location } = renderApp(`/projects/${String(project.id)}`, { loggedIn: true });
 
     const [headerButton] = await screen.findAllByRole("button", { name: "Explore with TRACER" });
     if (headerButton === undefined) throw new Error("no TRACER button");
     await user.click(headerButton);
     const dialog = await screen.findByRole("dialog", { name: "Explore with TRACER" });
     await user.click(within(dialog).getByRole("button", { name: "Start exploring" }));
-    expect(await within(dialog).findByText(/has no LLM key/)).toBeInTheDocument();
+    expect(await within(dialog).findByRole("link", { name: "Open the run page" })).toBeInTheDocument();
+
+    const runId = Number(new URLSearchParams(location().search).get("run"));
+    const stored = workspaceDb.state.runs.get(runId);
+    if (stored === undefined) throw new Error("no run");
+    stored.finished = {
+      status: "succeeded",
+      stage: "done",
+      result: { functionalities: 0, profiles: 0, valid_profiles: 0 },
+    };
+
+    const report = await within(dialog).findByRole("link", { name: "Open the report" }, { timeout: 8000 });
+    expect(report).toHaveAttribute("href", `/tracer/${String(runId)}`);
+    expect(within(dialog).getByText("found nothing")).toBeInTheDocument();
+    expect(within(dialog).queryByText("succeeded")).toBeNull();
+    expect(within(dialog).getByRole("alert")).toHaveTextContent("TRACER found no functionality");
+  }, 20_000);
+
+  it("shows a public project's link with a copy button", async () => {
+    workspaceDb.addKey();
+    workspaceDb.addConnector();
+    const project = workspaceDb.addProject({ public: true });
+    renderApp(`/projects/${String(project.id)}`, { loggedIn: true });
+
+    const card = await screen.findByRole("region", { name: "This project is public" });
+    expect(within(card).getByRole("textbox", { name: "Public link" })).toHaveValue(
+      `${window.location.origin}/public/projects/${String(project.id)}`,
+    );
+    expect(within(card).getByRole("button", { name: "Copy link" })).toBeInTheDocument();
+    expect(within(card).getByRole("link", { name: "Open the public page" })).toHaveAttribute(
+      "href",
+      `/public/projects/${String(project.id)}`,
+    );
   });
 
   it("uploads YAML files and lists what was stored", async () => {

@@ -1,5 +1,5 @@
 /** A project's test center: its profiles by origin, upload, the editor, and the TRACER and SENSEI runs. */
-import { Anchor, Badge, Button, Card, CloseButton, Group, Stack, Text, Title } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Card, CloseButton, Group, Stack, Text, Title } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useMemo, useState } from "react";
@@ -9,12 +9,13 @@ import { useProject } from "../../api/projects";
 import type { Run } from "../../api/runs";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";
+import { PublicLinkCard } from "../../components/PublicLink";
 import { RunProgress } from "../../components/RunProgress";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
 import { groupProfiles, ProfileGroupTable } from "./ProfileGroups";
 import { ProfileUpload } from "./ProfileUpload";
-import { SenseiDialog, TracerDialog } from "./StartRunDialogs";
+import { runSetupProblem, SenseiDialog, TracerDialog } from "./StartRunDialogs";
 import { textOr } from "../../lib/text";
 
 type Dialog = { kind: "tracer" | "sensei"; runId: number | null } | null;
@@ -57,15 +58,22 @@ export function TestCenterPage() {
     void queryClient.invalidateQueries({ queryKey: profileKeys.all(projectId) });
   }, [queryClient, projectId]);
 
-  if (!Number.isInteger(projectId)) return <ErrorState error={null} title="There is no such project" />;
+  const notFound = { what: "project", backTo: paths.projects, backLabel: "Back to your projects" };
+  if (!Number.isInteger(projectId))
+    return <ErrorState error={null} title="There is no such project" notFound={notFound} />;
   if (project.isPending) return <LoadingState label="Loading the project" />;
   if (project.isError)
     return (
-      <ErrorState error={project.error} title="Could not load the project" onRetry={() => void project.refetch()} />
+      <ErrorState
+        error={project.error}
+        title="Could not load the project"
+        onRetry={() => void project.refetch()}
+        notFound={notFound}
+      />
     );
 
   const readOnly = !project.data.is_owner;
-  const noKey = project.data.llm_key === null || project.data.llm_key === undefined;
+  const setupProblem = runSetupProblem(project.data);
 
   return (
     <Stack gap="lg" maw={1200}>
@@ -104,14 +112,18 @@ export function TestCenterPage() {
         }
       />
 
-      {noKey && !readOnly && (
-        <Text size="sm" c="orange">
-          This project has no LLM key yet, so runs cannot start.{" "}
-          <Anchor component={Link} to={paths.editProject(projectId)} size="sm">
-            Choose a key
-          </Anchor>
-        </Text>
+      {setupProblem && !readOnly && (
+        <Alert color="yellow" title="Runs cannot start yet" role="status">
+          <Text size="sm">
+            {setupProblem}{" "}
+            <Anchor component={Link} to={paths.editProject(projectId)} size="sm" fw={600}>
+              Open the project's settings
+            </Anchor>
+          </Text>
+        </Alert>
       )}
+
+      {project.data.public && !readOnly && <PublicLinkCard projectId={projectId} />}
 
       {followedRun !== null && (
         <Stack gap={4}>
@@ -123,7 +135,7 @@ export function TestCenterPage() {
               }}
             />
           </Group>
-          <RunProgress runId={followedRun} onFinished={onRunFinished} />
+          <RunProgress runId={followedRun} onFinished={onRunFinished} linkToRunPage />
         </Stack>
       )}
 
@@ -213,7 +225,7 @@ export function TestCenterPage() {
       </Card>
 
       <TracerDialog
-        projectId={projectId}
+        project={project.data}
         opened={dialog?.kind === "tracer"}
         runId={dialog?.kind === "tracer" ? dialog.runId : null}
         onClose={() => {
@@ -223,7 +235,7 @@ export function TestCenterPage() {
         onFinished={onRunFinished}
       />
       <SenseiDialog
-        projectId={projectId}
+        project={project.data}
         opened={dialog?.kind === "sensei"}
         runId={dialog?.kind === "sensei" ? dialog.runId : null}
         profiles={selectedProfiles}

@@ -1,0 +1,323 @@
+"""`parley security`: adversarial campaigns against a chatbot — validate, plan, run.
+
+    parley security --list-attacks
+    parley security validate CAMPAIGN... [--json]
+    parley security plan CAMPAIGN [--seed S] [--model M] [--no-llm] [--json]
+    parley security convert CAMPAIGN            (a reference security.yml in Parley's format, on stdout)
+    parley security run CAMPAIGN --connector FILE [--provider P --model M --base-url URL --api-key K | --no-llm]
+                        [--profile FILE]... [--seed S] [--max-cost USD] --out DIR [--junit FILE] [--json [FILE]]
+                        [--fail-on-inconclusive]
+
+`run` writes `OUT/attempts.jsonl` (one attempt per line, as each finishes) and `OUT/security.json` (the campaign,
+seed, figures per attack and delivery mode, and every attempt with `attack`, `delivery`, `verdict`, `because`,
+`evidence` and `transcript`). `--no-llm` runs offline: built-in tasks, oracles decided in code. Warm-up users of
+`simulated_user` deliveries come from `--profile` files (matched by `test_name` or file name).
+Exit codes: 0 no breach; 1 a breach (or, with --fail-on-inconclusive, an inconclusive or error attempt);
+2 usage or configuration error (an invalid campaign included).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from commands.common import (
+    EXIT_FAILURES,
+    EXIT_OK,
+    EXIT_USAGE,
+    JUnitCase,
+    add_json_argument,
+    add_junit_argument,
+    add_llm_arguments,
+    egress_guard_from_env,
+    provider_config_from_args,
+    provider_state,
+    report_errors,
+    write_json,
+    write_junit,
+)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    security = commands.add_parser(
+        "security",
+        help="security campaigns: attacks on a chatbot, every breach with a quote",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    security.add_argument("--list-attacks", action="store_true", help="list the attack strategies and exit")
+    security.set_defaults(handler=_list_or_help)
+    actions = security.add_subparsers(dest="security_action", metavar="ACTION")
+
+    validate = actions.add_parser("validate", help="check campaign files (exit 2 on errors)")
+    validate.add_argument("campaigns", nargs="+", metavar="CAMPAIGN")
+    add_json_argument(validate)
+    validate.set_defaults(handler=report_errors(_validate))
+
+    plan = actions.add_parser("plan", help="the attempts a campaign makes and a cost ceiling (no call made)")
+    plan.add_argument("campaign", metavar="CAMPAIGN")
+    plan.add_argument("--seed", type=int, help="seed for markers and phrasings (default: random)")
+    plan.add_argument("--model", help="model to price the LLM calls with")
+    plan.add_argument("--no-llm", action="store_true", help="plan an offline run")
+    add_json_argument(plan)
+    plan.set_defaults(handler=report_errors(_plan))
+
+    convert = actions.add_parser("convert", help="print a campaign (reference format too) in Parley's format")
+    convert.add_argument("campaign", metavar="CAMPAIGN")
+    convert.set_defaults(handler=report_errors(_convert))
+
+    run = actions.add_parser("run", help="run a campaign against a chatbot")
+    run.add_argument("campaign", metavar="CAMPAIGN")
+    run.add_argument("--connector", required=True, metavar="FILE", help="connector YAML file")
+    add_llm_arguments(run)
+    run.add_argument("--no-llm", action="store_true", help="offline: built-in tasks, oracles decided in code")
+    run.add_argument(
+        "--profile", action="append", default=[], metavar="FILE", help="a profile for simulated warm-ups"
+    )
+    run.add_argument("--seed", type=int, help="seed for markers, phrasings and transforms (default: random)")
+    run.add_argument(
+        "--max-cost", type=float, help="USD cap for the run (the campaign's max_cost also applies)"
+    )
+    run.add_argument(
+        "--out", required=True, metavar="DIR", help="folder for attempts.jsonl and security.json"
+    )
+    run.add_argument(
+        "--fail-on-inconclusive", action="store_true", help="exit 1 on inconclusive or error attempts too"
+    )
+    add_junit_argument(run)
+    add_json_argument(run)
+    run.set_defaults(handler=report_errors(_run))
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(f"parley: {text}\n")
+
+
+def _list_or_help(args: argparse.Namespace) -> int:
+    from engine.security import STRATEGIES
+
+    if not args.list_attacks:
+        _err("choose an action (validate, plan, convert, run) or --list-attacks")
+        return EXIT_USAGE
+    width = max(len(name) for name in STRATEGIES)
+    for name, strategy in STRATEGIES.items():
+        oracles = ", ".join(strategy.oracles) or "the case's own"
+        _out(f"{name:<{width}}  {strategy.summary}\n{'':<{width}}  judged by: {oracles}, refusal")
+    return EXIT_OK
+
+
+def _load(path_text: str) -> tuple[Any, list[Any]]:
+    from engine.security import Problem, load_campaign
+
+    path = Path(path_text)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [Problem("error", f"cannot be read ({exc})")]
+    loaded = load_campaign(text, base_dir=path.parent)
+    return (loaded.campaign if loaded.ok else None), loaded.problems
+
+
+def _print_problems(source: str, problems: list[Any]) -> None:
+    for problem in problems:
+        sys.stderr.write(problem.render(source) + "\n")
+
+
+def _validate(args: argparse.Namespace) -> int:
+    report = []
+    failed = False
+    for path in args.campaigns:
+        campaign, problems = _load(path)
+        _print_problems(path, problems)
+        errors = sum(1 for p in problems if p.is_error)
+        failed |= campaign is None
+        report.append({"file": path, "ok": campaign is not None, "problems": [p.to_json() for p in problems]})
+        if not args.json:
+            status = "ok" if campaign is not None else "invalid"
+            _out(f"{path}: {status} ({errors} error(s), {len(problems) - errors} warning(s))")
+    if args.json:
+        write_json(args.json, report)
+    return EXIT_USAGE if failed else EXIT_OK
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from engine.security import plan_campaign
+
+    campaign, problems = _load(args.campaign)
+    if campaign is None:
+        _print_problems(args.campaign, problems)
+        return EXIT_USAGE
+    plan = plan_campaign(campaign, seed=args.seed, model=args.model, with_model=not args.no_llm)
+    if args.json:
+        write_json(args.json, plan.to_json())
+        return EXIT_OK
+    _out(f"{campaign.name}: {plan.attempts} attempt(s), at most {plan.calls} LLM call(s), seed {plan.seed}")
+    for attack in plan.attacks:
+        calls = ", ".join(f"{n} {kind}" for kind, n in attack.calls.items()) or "no LLM call"
+        _out(f"  {attack.attack_id:<34} {attack.attempts:>3} x {attack.delivery:<14} ({calls})")
+    cost = plan.estimated_cost_usd
+    if cost is None:
+        _out("estimated cost: unknown (name a priced model with --model)")
+    else:
+        _out(f"estimated cost: at most ${cost:.4f}")
+    return EXIT_OK
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from engine.security import dump_campaign
+
+    campaign, problems = _load(args.campaign)
+    _print_problems(args.campaign, [p for p in problems if not p.is_error or campaign is None])
+    if campaign is None:
+        return EXIT_USAGE
+    sys.stdout.write(dump_campaign(campaign))
+    return EXIT_OK
+
+
+def _identities(files: list[str]) -> dict[str, Any]:
+    from engine.security import identity_from_profile
+    from engine.yamlguard import load_yaml
+
+    found: dict[str, Any] = {}
+    for file in files:
+        path = Path(file)
+        data = load_yaml(path.read_text(encoding="utf-8"), round_trip=False)
+        name = str(data.get("test_name") or path.stem) if isinstance(data, dict) else path.stem
+        identity = identity_from_profile(data, name=name)
+        found[name] = found[path.stem] = identity
+    return found
+
+
+class _Console:
+    """One line per attempt, on stdout, or on stderr when stdout carries the JSON summary."""
+
+    def __init__(self, *, to_stderr: bool) -> None:
+        from engine.security import CampaignReporter
+
+        write = (lambda text: sys.stderr.write(text + "\n")) if to_stderr else _out
+
+        class Reporter(CampaignReporter):
+            def attempt_finished(self, record: Any, done: int, total: int) -> None:
+                line = f"[{done}/{total}] {record.attack_id} #{record.index + 1} ({record.delivery}): "
+                line += record.verdict.upper()
+                if record.evidence:
+                    line += f" — {record.evidence[0].quote[:160]!r}"
+                elif record.verdict != "resisted":
+                    line += f" — {record.because[:160]}"
+                write(line)
+
+        self.reporter = Reporter()
+
+
+def _junit_cases(records: list[Any]) -> list[JUnitCase]:
+    cases = []
+    for record in records:
+        detail = record.because + "".join(f"\n> {e.quote}" for e in record.evidence)
+        cases.append(
+            JUnitCase(
+                name=f"{record.attack_id} #{record.index + 1} ({record.delivery})",
+                classname=f"security.{record.attack_id}",
+                time_s=record.duration_s,
+                failure=detail if record.verdict == "breached" else None,
+                error=detail if record.verdict == "error" else None,
+                skipped=detail if record.verdict == "inconclusive" else None,
+            )
+        )
+    return cases
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ruamel.yaml.error import YAMLError
+
+    from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
+    from engine.errors import ParleyError
+    from engine.llm import Budget, LLMClient
+    from engine.redact import Scrubber
+    from engine.security import CampaignNeedsModel, render_table, run_campaign
+
+    campaign, problems = _load(args.campaign)
+    _print_problems(args.campaign, problems)
+    if campaign is None:
+        _err("fix the campaign's errors first; nothing was run")
+        return EXIT_USAGE
+    try:
+        connector_config = load_connector_file(args.connector)
+        identities = _identities(args.profile)
+    except ConnectorConfigError as exc:
+        _err(exc.user_message)
+        return EXIT_USAGE
+    except (OSError, UnicodeDecodeError, ParleyError, YAMLError) as exc:
+        _err(f"cannot read a profile: {getattr(exc, 'user_message', exc)}")
+        return EXIT_USAGE
+    guard = egress_guard_from_env()
+    caps = [c for c in (campaign.max_cost, args.max_cost) if c is not None]
+    llm = None
+    if not args.no_llm:
+        llm = LLMClient(
+            provider_config_from_args(args),
+            guard=guard,
+            budget=Budget(min(caps)) if caps else None,
+            state=provider_state(),
+        )
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stream = (out / "attempts.jsonl").open("w", encoding="utf-8")
+    secrets = [llm.config.api_key if llm else None, *(str(v) for v in connector_config.params.values())]
+
+    def sink(record: Any) -> None:
+        stream.write(record.model_dump_json() + "\n")
+        stream.flush()
+
+    try:
+        result = run_campaign(
+            campaign,
+            lambda: create_connector(connector_config, guard),
+            llm=llm,
+            identities=identities,
+            seed=args.seed,
+            sink=sink,
+            reporter=_Console(to_stderr=args.json == "-").reporter,
+            scrub=Scrubber(*[s for s in secrets if s and len(s) >= 16]),
+        )
+    except CampaignNeedsModel as exc:
+        _err(exc.user_message + " Run it with a model (--provider, --model) rather than --no-llm.")
+        return EXIT_USAGE
+    finally:
+        stream.close()
+        if llm is not None:
+            llm.close()
+    summary = result.summary()
+    document = {
+        "campaign": campaign.model_dump(mode="json", exclude_defaults=True),
+        **summary,
+        "attempts": [r.model_dump(mode="json") for r in result.records],
+    }
+    (out / "security.json").write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    if args.junit:
+        write_junit(args.junit, f"security.{campaign.name}", _junit_cases(result.records))
+    if args.json:
+        write_json(args.json, summary)
+    if args.json != "-":
+        totals = summary["totals"]
+        _out(render_table(summary))
+        stopped = {"budget": "; stopped: budget spent", "cancelled": "; cancelled"}.get(
+            result.stopped or "", ""
+        )
+        _out(
+            f"{totals['attempts']} attempt(s): {totals['breached']} breached, {totals['resisted']} resisted, "
+            f"{totals['inconclusive']} inconclusive, {totals['error']} error; seed {result.seed}; "
+            f"${summary['usage'].get('cost_usd', 0) or 0:.4f}{stopped}; results in {out / 'security.json'}"
+        )
+    totals = summary["totals"]
+    if totals["breached"]:
+        return EXIT_FAILURES
+    if args.fail_on_inconclusive and (totals["inconclusive"] or totals["error"]):
+        return EXIT_FAILURES
+    return EXIT_OK

@@ -1,0 +1,65 @@
+"""The regression workflow: is a run worse than its baseline, for sure, and where?
+
+- `outcomes`: each conversation's verdict — passed, failed (a chatbot fault) or inconclusive — from the record's
+  own `verdict` (D26), else from its errors; a failed rule fails a conversation;
+- `data`: one side of a comparison (`RunData`) from a `parley sensei run --out` folder or stored records;
+- `stats`: Wilson intervals of pass rates and Newcombe's interval of their difference;
+- `compare`: `compare(baseline, run)` → a `Comparison` (per profile and per rule, newly failing and newly
+  passing conversations, flaky ones, new error codes, cost and response-time changes, a verdict);
+- `repeats`: `Repeats(k)`, the plan hook that runs each conversation k times with other simulator seeds;
+- `report`: the comparison as text.
+
+Plain Python over SENSEI's records and SENSEI-check's reports; the CLI (`parley sensei compare`) and the
+platform (`/api/runs/{id}/compare/`) call the same code.
+"""
+
+from engine.regression.compare import (
+    DEFAULT_THRESHOLD,
+    ComparedGroup,
+    ComparedMatch,
+    ComparedRegression,
+    CompareSettings,
+    Comparison,
+    compare,
+    stability,
+)
+from engine.regression.data import (
+    Conversation,
+    RegressionInputError,
+    RunData,
+    load_folder,
+    rule_tallies,
+    run_data,
+)
+from engine.regression.outcomes import Outcome, outcome_of, record_field
+from engine.regression.repeats import MAX_REPEATS, Repeats, repeat_seed
+from engine.regression.report import to_text
+from engine.regression.stats import Difference, Rate, difference, wilson
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "MAX_REPEATS",
+    "CompareSettings",
+    "ComparedGroup",
+    "ComparedMatch",
+    "ComparedRegression",
+    "Comparison",
+    "Conversation",
+    "Difference",
+    "Outcome",
+    "Rate",
+    "RegressionInputError",
+    "Repeats",
+    "RunData",
+    "compare",
+    "difference",
+    "load_folder",
+    "outcome_of",
+    "record_field",
+    "repeat_seed",
+    "rule_tallies",
+    "run_data",
+    "stability",
+    "to_text",
+    "wilson",
+]

@@ -1,0 +1,104 @@
+"""What one conversation came to: passed, failed (a chatbot fault) or inconclusive — the failure attribution.
+
+Decision D26: the attribution is the record's own `verdict` (`passed` | `failed` | `inconclusive`) and
+`verdict_reason`, written by SENSEI. Records written before SENSEI had that field (or by another tool) are
+attributed from their errors with the shared error table (`engine.sensei.errors`): an error that is a finding
+about the chatbot (crash, timeout, loop, outputs missing…) fails the conversation; set-up, budget, LLM and
+cancellation errors alone make it inconclusive; no error passes it. A rule that failed on a conversation is a
+chatbot fault too: it fails a conversation that had passed, and it is noted on a failed one. An inconclusive
+conversation stays inconclusive — rules checked on a conversation that never tested anything prove nothing.
+
+Only `failed` counts against the chatbot; inconclusive conversations are left out of pass rates and listed
+apart with their reasons.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from engine.conversation import ConversationRecord
+from engine.sensei.errors import describe
+
+Verdict = Literal["passed", "failed", "inconclusive"]
+VERDICTS: tuple[Verdict, ...] = ("passed", "failed", "inconclusive")
+
+
+def record_field(record: ConversationRecord | Mapping[str, Any], name: str) -> Any:
+    """A record's field that this version of the schema may not know (`verdict`, `verdict_reason`)."""
+    if isinstance(record, Mapping):
+        return record.get(name)
+    value = getattr(record, name, None)
+    if value is None:
+        value = (getattr(record, "model_extra", None) or {}).get(name)
+    return value
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A conversation's verdict, why, and where the verdict came from (`record`: SENSEI's; `errors`: read
+    from the error codes of a record without one)."""
+
+    verdict: Verdict
+    reason: str
+    source: Literal["record", "errors"]
+    fault_turn: int | None = None  # the turn that shows the chatbot's fault, when known
+    rules_failed: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "source": self.source,
+            "fault_turn": self.fault_turn,
+            "rules_failed": list(self.rules_failed),
+        }
+
+
+def _reason_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _why(code: int, message: str, turn: int | None) -> str:
+    """A reason as SENSEI writes one: "<slug>: <message> (turn N)"."""
+    where = f" (turn {turn + 1})" if turn is not None else ""
+    return f"{describe(code).slug}: {message}{where}"
+
+
+def outcome_of(
+    record: ConversationRecord, raw: Mapping[str, Any] | None = None, rules_failed: Sequence[str] = ()
+) -> Outcome:
+    """The outcome of `record` (`raw`: the JSON it was read from, which keeps fields the model drops)."""
+    source = raw if raw is not None else record
+    verdict = record_field(source, "verdict")
+    if verdict is None and raw is not None:
+        verdict = record_field(record, "verdict")
+    rules = tuple(dict.fromkeys(rules_failed))
+    findings = [e for e in record.errors if describe(e.code).kind == "finding"]
+    fault_turn = findings[0].turn if findings else None
+    if verdict in VERDICTS:
+        reason = _reason_text(
+            record_field(source, "verdict_reason") or record_field(record, "verdict_reason")
+        )
+        outcome = Outcome(verdict, reason, "record", fault_turn if verdict == "failed" else None)
+    elif findings:
+        first = findings[0]
+        outcome = Outcome("failed", _why(first.code, first.message, first.turn), "errors", fault_turn)
+    elif record.errors:
+        first = record.errors[0]
+        outcome = Outcome("inconclusive", _why(first.code, first.message, first.turn), "errors")
+    else:
+        outcome = Outcome("passed", "", "errors")
+    if not rules:
+        return outcome
+    if outcome.verdict == "inconclusive":
+        return replace(outcome, rules_failed=rules)
+    if outcome.verdict == "passed":
+        return Outcome("failed", f"rule_failed: {', '.join(rules)}", outcome.source, None, rules)
+    return Outcome(outcome.verdict, outcome.reason, outcome.source, outcome.fault_turn, rules)

@@ -1,0 +1,64 @@
+"""Security campaigns: adversarial tests of the chatbot under test, with evidence for every breach.
+
+- `campaign`: the campaign models (attacks, delivery modes, oracles, attempts, cost cap);
+- `loading`: campaign files read with line-numbered problems, the reference format converted;
+- `schema`: the editor's JSON Schema and template;
+- `catalogue` and `texts`: the twelve strategies and their messages; `transforms`: markers, Base64, scrambling;
+- `prompts`: what the LLM is asked (tasks, rewording, warm-up user, escalating attacker, judge);
+- `detectors` and `oracles`: what decides `breached` / `resisted` / `inconclusive` / `error`;
+- `delivery` and `runner`: the conversations and the one entry point `run_campaign`;
+- `plan`: attempts and a cost ceiling before running; `report`: breach rates with Wilson intervals.
+
+A breach is only ever stated with words quoted from the chatbot's reply, checked to be there (D27).
+"""
+
+from engine.security.campaign import ATTACK_NAMES, ORACLE_NAMES, AttackSpec, Campaign, Delivery, OracleSpec
+from engine.security.catalogue import STRATEGIES, Strategy
+from engine.security.delivery import Identity, identity_from_profile
+from engine.security.loading import CampaignLoad, Problem, dump_campaign, load_campaign
+from engine.security.plan import CampaignPlan, plan_campaign
+from engine.security.records import VERDICTS, AttemptRecord, Evidence, Finding, TranscriptTurn, Verdict
+from engine.security.report import render_table, summarise, wilson
+from engine.security.runner import (
+    CampaignNeedsModel,
+    CampaignReporter,
+    CampaignResult,
+    needs_model,
+    run_campaign,
+)
+from engine.security.schema import TEMPLATE, campaign_json_schema
+
+__all__ = [
+    "ATTACK_NAMES",
+    "ORACLE_NAMES",
+    "STRATEGIES",
+    "TEMPLATE",
+    "VERDICTS",
+    "AttackSpec",
+    "AttemptRecord",
+    "Campaign",
+    "CampaignLoad",
+    "CampaignNeedsModel",
+    "CampaignPlan",
+    "CampaignReporter",
+    "CampaignResult",
+    "Delivery",
+    "Evidence",
+    "Finding",
+    "Identity",
+    "OracleSpec",
+    "Problem",
+    "Strategy",
+    "TranscriptTurn",
+    "Verdict",
+    "campaign_json_schema",
+    "dump_campaign",
+    "identity_from_profile",
+    "load_campaign",
+    "needs_model",
+    "plan_campaign",
+    "render_table",
+    "run_campaign",
+    "summarise",
+    "wilson",
+]

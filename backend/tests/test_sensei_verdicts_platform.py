@@ -1,0 +1,93 @@
+"""A SENSEI run's verdicts on the platform: the run's result, the dashboards' statistics and the exports count only
+`failed` as chatbot failures and list inconclusive conversations apart with their reasons; records stored
+before verdicts existed get theirs when read."""
+
+from __future__ import annotations
+
+import csv
+import io
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
+from engine.sensei.verdicts import judge
+from runs import exports
+from runs.execution import _sensei_result
+from runs.models import Conversation, Run
+from tests.factories import RunFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _store(run: Run, index: int, record: ConversationRecord, *, drop_verdict: bool = False) -> None:
+    data = judge(record).model_dump(mode="json")
+    if drop_verdict:
+        data.pop("verdict")
+        data.pop("verdict_reason")
+    Conversation.objects.create(
+        run=run,
+        profile=record.profile,
+        index=index,
+        record=data,
+        has_errors=bool(record.errors),
+        error_codes=record.error_codes,
+        turns=len(record.turns),
+    )
+
+
+def _record(index: int, user_says: str, *codes: int, slips: int = 0) -> ConversationRecord:
+    return ConversationRecord(
+        id=f"r-{index}",
+        profile="order",
+        index=index,
+        goals=["order a {{size}} pizza"],
+        inputs={"size": "small"},
+        outputs={"price": 9.0 if not codes else None},
+        evidence={"price": OutputEvidence(turn=1, quote="It is 9$.")} if not codes else {},
+        turns=[Turn(role="user", text=user_says), Turn(role="bot", text="It is 9$.")],
+        errors=[ConversationError(code=code, message=f"error {code}", turn=1) for code in codes],
+        settings={"simulator_slips": [{"turn": 0, "attempt": 1, "kind": "spoke_for_chatbot"}] * slips},
+    )
+
+
+@pytest.fixture
+def run() -> Run:
+    run = RunFactory(kind=Run.Kind.SENSEI)
+    _store(run, 0, _record(0, "A small pizza"))  # passed
+    _store(run, 1, _record(1, "Dragons!", ErrorCode.GOAL_NOT_COMPLETED, slips=2))  # inputs never said
+    _store(run, 2, _record(2, "Dragons!", ErrorCode.CHATBOT_CRASH))  # a crash is the chatbot's, whatever else
+    _store(run, 3, _record(3, "A small pizza", ErrorCode.RATE_LIMITED), drop_verdict=True)  # an older record
+    return run
+
+
+def test_the_result_and_statistics_count_verdicts_and_reasons(run):
+    result = _sensei_result(run)
+    assert (result["passed"], result["failed"], result["inconclusive"]) == (1, 1, 2)
+    assert result["failed_reasons"] == {"chatbot_crash": 1}
+    assert result["inconclusive_reasons"] == {"inputs_not_conveyed": 1, "rate_limited": 1}
+    assert result["simulator_slips"] == 2
+    assert result["ok"] is False and result["with_errors"] == 3
+    stats = exports.statistics(run)
+    assert stats["failed"] == 1 and stats["inconclusive_reasons"] == result["inconclusive_reasons"]
+    assert stats["profiles"][0]["failed"] == 1 and stats["profiles"][0]["inconclusive"] == 2
+
+
+def test_junit_fails_only_chatbot_faults_and_skips_inconclusive_conversations(run):
+    body, _, _ = exports.render(run, "junit")
+    suite = ET.fromstring(body)
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "1", "2")
+    failure = suite.find("testcase[@name='conversation 2']/failure")
+    assert failure is not None and failure.get("message").startswith("chatbot_crash")
+    skipped = suite.find("testcase[@name='conversation 1']/skipped")
+    assert skipped is not None and skipped.get("message").startswith("inconclusive: inputs_not_conveyed")
+
+
+def test_csv_and_json_carry_the_verdict_and_the_evidence(run):
+    body, _, _ = exports.render(run, "csv")
+    rows = list(csv.DictReader(io.StringIO(body)))
+    assert [row["verdict"] for row in rows] == ["passed", "inconclusive", "failed", "inconclusive"]
+    assert rows[3]["verdict_reason"].startswith("rate_limited")
+    assert '"quote": "It is 9$."' in rows[0]["evidence"]
+    document, _, _ = exports.render(run, "json")
+    assert '"verdict": "passed"' in document

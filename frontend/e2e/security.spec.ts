@@ -1,0 +1,71 @@
+import { type APIRequestContext, expect, test } from "@playwright/test";
+
+/**
+ * A security campaign on the real stack (nginx, gunicorn, Celery, PostgreSQL, RabbitMQ): a project on the built-in
+ * `leaky` bot, a campaign started from the security page, its run page with the breach rate per attack, and one
+ * attempt opened with its quoted evidence. Offline: the project has no LLM key, so the campaign uses the built-in
+ * tasks and oracles decided in code.
+ */
+const PASSWORD = "A long and unusual e2e passphrase 42";
+const CAMPAIGN = `name: pizza_security
+target_context: Takes pizza orders for pickup and answers questions about the shop.
+canaries: [ZEBRA-7781]
+attempts: 2
+attacks:
+  - name: system_prompt_stealer
+  - name: amnesia
+  - name: typoglycemia_attack
+`;
+
+function unique(prefix: string): string {
+  return `${prefix}-${String(Date.now())}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+async function post<T>(request: APIRequestContext, token: string, url: string, data: unknown): Promise<T> {
+  const response = await request.post(url, { headers: { Authorization: `Token ${token}` }, data });
+  expect(response.ok(), `POST ${url}: ${await response.text()}`).toBe(true);
+  return (await response.json()) as T;
+}
+
+test("a campaign run shows the breach rate per attack and the quoted evidence", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const email = `${unique("security")}@example.com`;
+  await page.goto("/signup");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByLabel("Confirm password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("banner").getByText(email)).toBeVisible();
+  const token = (await page.evaluate(() => window.sessionStorage.getItem("parley.token"))) ?? "";
+
+  const connector = await post<{ id: number }>(request, token, "/api/connectors/", {
+    name: "Leaky bot",
+    technology: "demo",
+    params: { bot: "leaky" },
+  });
+  const project = await post<{ id: number }>(request, token, "/api/projects/", {
+    name: unique("Leaky shop"),
+    connector: connector.id,
+  });
+  await post(request, token, `/api/projects/${String(project.id)}/campaigns/`, { text: CAMPAIGN });
+
+  await page.getByRole("navigation").getByRole("link", { name: "Security" }).click();
+  await page.goto(`/security?project=${String(project.id)}`);
+  await page.getByRole("button", { name: "Run pizza_security" }).click();
+  const dialog = page.getByRole("dialog", { name: "Run pizza_security" });
+  await expect(dialog.getByRole("list", { name: "What the campaign will do" })).toContainText("6 attempts");
+  await dialog.getByRole("button", { name: "Start campaign" }).click();
+  await dialog.getByRole("link", { name: /run page/i }).click();
+
+  await expect(page.getByRole("heading", { level: 1, name: /Campaign run #\d+/ })).toBeVisible();
+  await page.getByRole("tab", { name: "Attacks" }).click();
+  const table = page.getByRole("table", { name: "Breach rate per attack" });
+  await expect(table.getByRole("row", { name: /system_prompt_stealer/ })).toContainText("100%", { timeout: 60_000 });
+  await expect(table.getByRole("row", { name: /typoglycemia_attack/ })).toContainText("2");
+
+  await page.getByRole("tab", { name: "Attempts" }).click();
+  await page.getByRole("button", { name: "Show system_prompt_stealer attempt 1" }).click();
+  const attempt = page.getByRole("dialog", { name: /system_prompt_stealer, attempt 1/ });
+  await expect(attempt.getByRole("group", { name: "Evidence" })).toContainText("ZEBRA-7781");
+  await expect(attempt.getByRole("group", { name: "Conversation" }).locator("mark")).toContainText("ZEBRA-7781");
+});

@@ -1,0 +1,53 @@
+/**
+ * Where everything about runs sits in the TanStack Query cache, and how a run's log is merged. Both the REST hooks
+ * (runs.ts, project-runs.ts, conversations.ts, runs-dashboard.ts) and the live updates (live.ts) write there, so
+ * the keys live here, below both.
+ */
+import { isRecord } from "./run-results";
+import type { ResponseJson } from "./types";
+
+type RunEventBody = ResponseJson<"/api/runs/{id}/events/", "get", 200>["results"][number];
+
+/** An event with its `data` checked to be an object. */
+export interface RunEvent {
+  id: number;
+  type: RunEventBody["type"];
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** Events kept on screen; older ones scroll out (the full log stays on the server). */
+export const MAX_EVENTS_KEPT = 2_000;
+
+export const runKeys = {
+  all: ["runs"] as const,
+  /** Every list of runs (dashboards, pickers, the setup guide's connection tests): refetched when runs change. */
+  lists: ["runs", "list"] as const,
+  list: (page: number) => ["runs", "list", page] as const,
+  detail: (id: number) => ["runs", "detail", id] as const,
+  events: (runId: number) => ["runs", "events", runId] as const,
+  /** Prefix of every conversation list of a run. */
+  conversations: (runId: number) => ["runs", "conversations", runId] as const,
+  stats: (runId: number) => ["runs", "stats", runId] as const,
+};
+
+export function readRunEvent(event: RunEventBody): RunEvent {
+  return {
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at,
+    data: isRecord(event.data) ? event.data : {},
+  };
+}
+
+/** `held` with `incoming` added: each id once, in id order, the newest MAX_EVENTS_KEPT. */
+export function mergeEvents(held: readonly RunEvent[], incoming: readonly RunEvent[]): RunEvent[] {
+  const seen = new Set(held.map((event) => event.id));
+  const added = incoming.filter((event) => !seen.has(event.id));
+  if (added.length === 0) return [...held];
+  const appended = [...held, ...added];
+  // Writers run side by side, so an event may arrive after one with a higher id: keep the log in id order.
+  const inOrder = appended.every((event, i) => i === 0 || event.id > (appended[i - 1]?.id ?? -1));
+  const merged = inOrder ? appended : appended.sort((a, b) => a.id - b.id);
+  return merged.length > MAX_EVENTS_KEPT ? merged.slice(-MAX_EVENTS_KEPT) : merged;
+}

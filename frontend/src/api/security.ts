@@ -1,0 +1,370 @@
+/**
+ * Security campaigns: a project's campaign documents (YAML, validated on every save, like rules), the security runs
+ * of a project, and what a run left — its attempts (verdict, reason, quoted evidence, transcript) and its breach
+ * rates per attack and delivery mode.
+ *
+ * Attempt records and statistics are free-form JSON in the schema; `readAttempt` and `readSecurityStats` check
+ * every field. Everything in a record was written by the chatbot under test or by an LLM: it is data, shown as text.
+ */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, unwrap, unwrapEmpty } from "./client";
+import { useLiveRunLists } from "./live";
+import { collectPages, type Page } from "./pagination";
+import { readProblem, type ValidationProblem } from "./problems";
+import { isRecord } from "./run-results";
+import { runKeys } from "./runs";
+import type { ResponseJson } from "./types";
+
+export type Campaign = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/", "get", 200>;
+export type CampaignPlan = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/plan/", "post", 200>;
+type AttemptRow = ResponseJson<"/api/runs/{id}/attempts/", "get", 200>["results"][number];
+
+export const VERDICTS = ["breached", "resisted", "inconclusive", "error"] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export const campaignKeys = {
+  list: (projectId: number) => ["projects", projectId, "campaigns", "list"] as const,
+  template: (projectId: number) => ["projects", projectId, "campaigns", "template"] as const,
+  validation: (projectId: number, text: string) => ["projects", projectId, "campaigns", "validate", text] as const,
+  runs: (projectId: number) => [...runKeys.lists, "project", projectId, "security"] as const,
+  attempts: (runId: number, filters: AttemptFilters, done: number) =>
+    ["runs", "attempts", runId, filters, done] as const,
+  stats: (runId: number, done: number) => ["runs", "security-stats", runId, done] as const,
+};
+
+const projectPath = (projectId: number) => ({ project_id: String(projectId) });
+
+// -- campaign documents -----------------------------------------------------------------------------------------
+
+export function useCampaigns(projectId: number | null) {
+  return useQuery({
+    queryKey: campaignKeys.list(projectId ?? 0),
+    queryFn: ({ signal }) =>
+      collectPages((page) =>
+        unwrap(
+          api.GET("/api/projects/{project_id}/campaigns/", {
+            params: { path: projectPath(projectId ?? 0), query: { page } },
+            signal,
+          }),
+        ),
+      ),
+    enabled: projectId !== null,
+  });
+}
+
+export function saveCampaign({ projectId, id, text }: { projectId: number; id: number | null; text: string }) {
+  return id === null
+    ? unwrap(
+        api.POST("/api/projects/{project_id}/campaigns/", {
+          params: { path: projectPath(projectId) },
+          body: { text },
+        }),
+      )
+    : unwrap(
+        api.PATCH("/api/projects/{project_id}/campaigns/{id}/", {
+          params: { path: { ...projectPath(projectId), id } },
+          body: { text },
+        }),
+      );
+}
+
+export function useSaveCampaign() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: saveCampaign,
+    onSuccess: (_saved, { projectId }) => queryClient.invalidateQueries({ queryKey: campaignKeys.list(projectId) }),
+  });
+}
+
+export function useDeleteCampaign() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ projectId, id }: { projectId: number; id: number }) =>
+      unwrapEmpty(
+        api.DELETE("/api/projects/{project_id}/campaigns/{id}/", {
+          params: { path: { ...projectPath(projectId), id } },
+        }),
+      ),
+    onSettled: (_data, _error, { projectId }) =>
+      queryClient.invalidateQueries({ queryKey: campaignKeys.list(projectId) }),
+  });
+}
+
+export function useCampaignTemplate(projectId: number, enabled: boolean) {
+  return useQuery({
+    queryKey: campaignKeys.template(projectId),
+    queryFn: async ({ signal }) => {
+      const body = await unwrap(
+        api.GET("/api/projects/{project_id}/campaigns/template/", { params: { path: projectPath(projectId) }, signal }),
+      );
+      return body.text;
+    },
+    enabled,
+    staleTime: Infinity,
+  });
+}
+
+/** Live validation of a (debounced) text; keeps the previous answer while the next one loads. */
+export function useCampaignValidation(projectId: number, text: string, enabled: boolean) {
+  return useQuery({
+    queryKey: campaignKeys.validation(projectId, text),
+    queryFn: async ({ signal }) => {
+      const result = await unwrap(
+        api.POST("/api/projects/{project_id}/campaigns/validate/", {
+          params: { path: projectPath(projectId) },
+          body: { text },
+          signal,
+        }),
+      );
+      return {
+        valid: result.valid,
+        name: result.name,
+        problems: result.problems.map(readProblem).filter((p): p is ValidationProblem => p !== null),
+      };
+    },
+    enabled,
+    staleTime: Infinity,
+    gcTime: 60_000,
+    placeholderData: (previous) => previous,
+  });
+}
+
+/** Rewrites a campaign (a reference `security.yml` too) in Parley's own format. */
+export function useConvertCampaign() {
+  return useMutation({
+    mutationFn: async ({ projectId, text }: { projectId: number; text: string }) => {
+      const body = await unwrap(
+        api.POST("/api/projects/{project_id}/campaigns/convert/", {
+          params: { path: projectPath(projectId) },
+          body: { text },
+        }),
+      );
+      return body.text;
+    },
+  });
+}
+
+export function useCampaignPlan() {
+  return useMutation({
+    mutationFn: ({ projectId, id }: { projectId: number; id: number }) =>
+      unwrap(
+        api.POST("/api/projects/{project_id}/campaigns/{id}/plan/", {
+          params: { path: { ...projectPath(projectId), id } },
+        }),
+      ),
+  });
+}
+
+// -- runs ---------------------------------------------------------------------------------------------------------
+
+/** The project's security runs, newest first; refetched live when runs change. */
+export function useSecurityRuns(projectId: number | null) {
+  useLiveRunLists(projectId !== null);
+  return useQuery({
+    queryKey: campaignKeys.runs(projectId ?? 0),
+    queryFn: ({ signal }) =>
+      collectPages((page) =>
+        unwrap(
+          api.GET("/api/projects/{project_id}/runs/", {
+            params: {
+              path: { project_id: projectId ?? 0 },
+              query: { kind: "security", page, ordering: "-created_at" },
+            },
+            signal,
+          }),
+        ),
+      ),
+    enabled: projectId !== null,
+  });
+}
+
+// -- attempts ------------------------------------------------------------------------------------------------------
+
+export interface EvidenceView {
+  quote: string;
+  oracle: string;
+  turn: number;
+}
+
+export interface TurnView {
+  role: "user" | "bot";
+  text: string;
+  phase: "warmup" | "attack";
+}
+
+export interface FindingView {
+  oracle: string;
+  outcome: string;
+  because: string;
+}
+
+export interface AttemptView {
+  id: number;
+  attackId: string;
+  attack: string;
+  index: number;
+  delivery: string;
+  verdict: Verdict;
+  because: string;
+  evidence: EvidenceView[];
+  prompt: string;
+  source: string;
+  refused: boolean;
+  findings: FindingView[];
+  transcript: TurnView[];
+  notes: string[];
+  costUsd: number | null;
+}
+
+const text = (value: unknown): string => (typeof value === "string" ? value : "");
+const records = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRecord) : []);
+
+export function readVerdict(value: unknown): Verdict {
+  return VERDICTS.find((verdict) => verdict === value) ?? "error";
+}
+
+export function readAttempt(row: AttemptRow): AttemptView {
+  const record = isRecord(row.record) ? row.record : {};
+  return {
+    id: row.id,
+    attackId: row.attack_id,
+    attack: row.attack,
+    index: row.index,
+    delivery: row.delivery,
+    verdict: readVerdict(row.verdict),
+    because: row.because,
+    evidence: records(record.evidence).map((e) => ({
+      quote: text(e.quote),
+      oracle: text(e.oracle),
+      turn: typeof e.turn === "number" ? e.turn : -1,
+    })),
+    prompt: text(record.prompt),
+    source: text(record.source),
+    refused: record.refused === true,
+    findings: records(record.findings).map((f) => ({
+      oracle: text(f.oracle),
+      outcome: text(f.outcome),
+      because: text(f.because),
+    })),
+    transcript: records(record.transcript).map((t) => ({
+      role: t.role === "user" ? "user" : "bot",
+      text: text(t.text),
+      phase: t.phase === "warmup" ? "warmup" : "attack",
+    })),
+    notes: Array.isArray(record.notes) ? record.notes.map(text).filter(Boolean) : [],
+    costUsd: row.cost_usd,
+  };
+}
+
+export interface AttemptFilters {
+  page: number;
+  verdict?: Verdict;
+  attack?: string;
+}
+
+/** One page of a run's attempts; `done` (attempts finished so far) is part of the key, so a live run re-reads. */
+export function useAttempts(runId: number, filters: AttemptFilters, done: number) {
+  return useQuery({
+    queryKey: campaignKeys.attempts(runId, filters, done),
+    queryFn: async ({ signal }): Promise<Page<AttemptView>> => {
+      const query = {
+        page: filters.page,
+        ...(filters.verdict && { verdict: filters.verdict }),
+        ...(filters.attack && { attack: filters.attack }),
+      };
+      const body = await unwrap(
+        api.GET("/api/runs/{id}/attempts/", { params: { path: { id: runId }, query }, signal }),
+      );
+      return { ...body, results: body.results.map(readAttempt) };
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+// -- breach rates --------------------------------------------------------------------------------------------------
+
+export interface RateRow {
+  key: string;
+  attack: string;
+  delivery: string;
+  attempts: number;
+  counts: Record<Verdict, number>;
+  rate: number | null;
+  interval: [number, number] | null;
+}
+
+export interface SecurityStats {
+  totals: RateRow;
+  byAttack: RateRow[];
+  byDelivery: RateRow[];
+  byAttackAndDelivery: RateRow[];
+}
+
+const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+
+function readRate(row: Record<string, unknown>, key: string): RateRow {
+  const interval: unknown[] = Array.isArray(row.interval) ? (row.interval as unknown[]) : [];
+  const [low, high] = interval;
+  return {
+    key,
+    attack: text(row.attack_id) || text(row.attack),
+    delivery: text(row.delivery),
+    attempts: count(row.attempts),
+    counts: {
+      breached: count(row.breached),
+      resisted: count(row.resisted),
+      inconclusive: count(row.inconclusive),
+      error: count(row.error),
+    },
+    rate: typeof row.breach_rate === "number" ? row.breach_rate : null,
+    interval: typeof low === "number" && typeof high === "number" ? [low, high] : null,
+  };
+}
+
+export function readSecurityStats(body: unknown): SecurityStats {
+  const data = isRecord(body) ? body : {};
+  const rows = (name: string, key: (row: Record<string, unknown>) => string) =>
+    records(data[name]).map((row) => readRate(row, key(row)));
+  return {
+    totals: readRate(isRecord(data.totals) ? data.totals : {}, "totals"),
+    byAttack: rows("by_attack", (row) => text(row.attack_id)),
+    byDelivery: rows("by_delivery", (row) => text(row.delivery)),
+    byAttackAndDelivery: rows("by_attack_and_delivery", (row) => `${text(row.attack_id)}/${text(row.delivery)}`),
+  };
+}
+
+export function useSecurityStats(runId: number, done: number) {
+  return useQuery({
+    queryKey: campaignKeys.stats(runId, done),
+    queryFn: async ({ signal }) => {
+      const body: unknown = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
+      return readSecurityStats(body);
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+/**
+ * `text` cut into pieces, the pieces that are one of `quotes` marked: how the evidence is highlighted in a reply.
+ * Pure string work — the caller renders every piece as a text node.
+ */
+export function highlightQuotes(value: string, quotes: readonly string[]): { text: string; quoted: boolean }[] {
+  const wanted = quotes.filter((quote) => quote.trim() !== "");
+  const pieces: { text: string; quoted: boolean }[] = [];
+  let rest = value;
+  while (rest !== "") {
+    let best: { at: number; quote: string } | null = null;
+    for (const quote of wanted) {
+      const at = rest.indexOf(quote);
+      if (at >= 0 && (best === null || at < best.at)) best = { at, quote };
+    }
+    if (best === null) {
+      pieces.push({ text: rest, quoted: false });
+      break;
+    }
+    if (best.at > 0) pieces.push({ text: rest.slice(0, best.at), quoted: false });
+    pieces.push({ text: best.quote, quoted: true });
+    rest = rest.slice(best.at + best.quote.length);
+  }
+  return pieces;
+}

@@ -1,0 +1,97 @@
+import { screen, waitFor, within } from "@testing-library/react";
+import { http, HttpResponse } from "msw";
+import { describe, expect, it } from "vitest";
+import { highlightQuotes, readSecurityStats } from "../../api/security";
+import { renderApp } from "../../testing/render-app";
+import { server } from "../../testing/server";
+import { ATTEMPTS, campaignRun, HOSTILE, QUOTE, STATS } from "./security-fixture";
+
+function serveRun(overrides: Parameters<typeof campaignRun>[0] = {}) {
+  const run = campaignRun(overrides);
+  const asked: string[] = [];
+  server.use(
+    http.get(`/api/runs/${String(run.id)}/`, () => HttpResponse.json(run)),
+    http.get(`/api/runs/${String(run.id)}/stats/`, () => HttpResponse.json(STATS)),
+    http.get(`/api/runs/${String(run.id)}/attempts/`, ({ request }) => {
+      const verdict = new URL(request.url).searchParams.get("verdict");
+      asked.push(verdict ?? "all");
+      const results = ATTEMPTS.filter((a) => !verdict || a.verdict === verdict);
+      return HttpResponse.json({ count: results.length, next: null, previous: null, results });
+    }),
+    http.get(`/api/runs/${String(run.id)}/events/`, () => HttpResponse.json({ results: [], next_after: 0 })),
+  );
+  return { run, asked };
+}
+
+describe("campaign run page", () => {
+  it("shows the breach rate per attack and per delivery mode with their intervals", async () => {
+    const { run } = serveRun();
+    renderApp(`/security/runs/${String(run.id)}`, { loggedIn: true });
+
+    expect(await screen.findByRole("heading", { level: 1, name: "Campaign run #77" })).toBeInTheDocument();
+    const table = await screen.findByRole("table", { name: "Breach rate per attack" });
+    const stealer = within(table).getByRole("rowheader", { name: "system_prompt_stealer" }).closest("tr");
+    expect(stealer).toHaveTextContent("system_prompt_stealer22000100% [34.2%, 100%]");
+    const amnesia = within(table).getByRole("rowheader", { name: "amnesia" }).closest("tr");
+    expect(amnesia).toHaveTextContent("0% [0%, 79.4%]");
+    expect(screen.getByRole("table", { name: "Breach rate per delivery mode" })).toHaveTextContent("direct3");
+    expect(screen.getByLabelText("Totals")).toHaveTextContent("3 attempts: 2 breached, 1 resisted");
+  });
+
+  it("lists the attempts, filters them, and shows the quoted evidence in the transcript as text", async () => {
+    const { run, asked } = serveRun();
+    const { user } = renderApp(`/security/runs/${String(run.id)}`, { loggedIn: true });
+
+    await user.click(await screen.findByRole("tab", { name: "Attempts" }));
+    const table = await screen.findByRole("table", { name: "Attempts" });
+    expect(within(table).getAllByText(QUOTE)).toHaveLength(2);
+    expect(within(table).getByText("resisted")).toBeInTheDocument();
+
+    await user.click(screen.getByRole("combobox", { name: "Verdict" }));
+    await user.click(await screen.findByRole("option", { name: "breached", hidden: true }));
+    await waitFor(() => {
+      expect(within(table).queryByText("resisted")).not.toBeInTheDocument();
+    });
+    expect(asked).toContain("breached");
+
+    await user.click(within(table).getByRole("button", { name: "Show system_prompt_stealer attempt 1" }));
+    const dialog = await screen.findByRole("dialog", { name: "system_prompt_stealer, attempt 1 (direct)" });
+    const conversation = within(dialog).getByLabelText("Conversation");
+    const marked = within(conversation).getByLabelText("Quoted as evidence");
+    expect(marked.tagName).toBe("MARK");
+    expect(marked).toHaveTextContent(QUOTE);
+    // The chatbot's markup is text: no element was made from it.
+    expect(within(dialog).getByText(/onerror/)).toBeInTheDocument();
+    expect(dialog.querySelector("img")).toBeNull();
+    expect(within(dialog).getByLabelText("Evidence")).toHaveTextContent(QUOTE);
+    expect(within(dialog).getByText("warm-up")).toBeInTheDocument();
+  });
+
+  it("serves visitors of a public project read-only, and no other kind of run", async () => {
+    const { run } = serveRun();
+    renderApp(`/public/security/runs/${String(run.id)}`);
+    expect(await screen.findByRole("heading", { level: 1, name: "Campaign run #77" })).toBeInTheDocument();
+    expect(screen.getByText("A public project's run: read-only.")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Delete run" })).not.toBeInTheDocument();
+
+    serveRun({ id: 78, kind: "sensei" });
+    renderApp("/security/runs/78", { loggedIn: true });
+    expect(await screen.findByRole("heading", { name: "This run does not exist" })).toBeInTheDocument();
+  });
+});
+
+describe("security API readers", () => {
+  it("cuts a reply around its quotes, keeping every character", () => {
+    const pieces = highlightQuotes(HOSTILE, [QUOTE, ""]);
+    expect(pieces.map((p) => p.text).join("")).toBe(HOSTILE);
+    expect(pieces.filter((p) => p.quoted).map((p) => p.text)).toEqual([QUOTE]);
+    expect(highlightQuotes("nothing here", ["absent"])).toEqual([{ text: "nothing here", quoted: false }]);
+  });
+
+  it("reads the statistics defensively", () => {
+    const stats = readSecurityStats({ totals: { attempts: "x" }, by_attack: [{ attack_id: "a", interval: [0, "y"] }] });
+    expect(stats.totals.attempts).toBe(0);
+    expect(stats.byAttack[0]?.interval).toBeNull();
+    expect(stats.byDelivery).toEqual([]);
+  });
+});

@@ -1,0 +1,271 @@
+/**
+ * A campaign run: progress and the live conversation while it runs; the breach rate per attack and per delivery
+ * mode (95 % Wilson intervals over the attempts that reached a decision); every attempt with its verdict and the
+ * quoted evidence; exports. The same page serves the owner and visitors of a public project (read-only).
+ */
+import { Button, Select, Stack, Table, Tabs, Text, Title, Tooltip } from "@mantine/core";
+import { useDocumentTitle } from "@mantine/hooks";
+import { useState } from "react";
+import { useParams } from "react-router";
+import { readRunProgress } from "../../api/project-runs";
+import { isRunActive, type Run, useRun } from "../../api/runs";
+import {
+  type AttemptView,
+  type RateRow,
+  useAttempts,
+  useSecurityStats,
+  VERDICTS,
+  type Verdict,
+} from "../../api/security";
+import { ResourceTable } from "../../components/ResourceTable";
+import { ErrorState, LoadingState, NotFoundState } from "../../components/StateViews";
+import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
+import { formatCount } from "../dashboards/format";
+import { RunHeader } from "../dashboards/RunHeader";
+import { RunLivePanel } from "../dashboards/RunLivePanel";
+import { ExportMenu } from "../dashboards/SenseiRunView";
+import { AttemptModal, VerdictBadge } from "./AttemptDetails";
+import { securityPaths } from "./security-paths";
+
+const percent = (share: number) => `${String(Math.round(share * 1000) / 10)}%`;
+
+function Rate({ row }: { row: RateRow }) {
+  if (row.rate === null) return <Text size="sm">—</Text>;
+  const interval = row.interval ? ` [${percent(row.interval[0])}, ${percent(row.interval[1])}]` : "";
+  return (
+    <Tooltip label="Breached / (breached + resisted), with the 95% Wilson interval">
+      <Text size="sm" fw={row.counts.breached > 0 ? 700 : undefined} c={row.counts.breached > 0 ? "red" : undefined}>
+        {`${percent(row.rate)}${interval}`}
+      </Text>
+    </Tooltip>
+  );
+}
+
+function RateTable({ rows, label, first }: { rows: RateRow[]; label: string; first: string }) {
+  return (
+    <Table.ScrollContainer minWidth={680}>
+      <Table withTableBorder striped fz="sm" aria-label={label}>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{first}</Table.Th>
+            <Table.Th>Attempts</Table.Th>
+            {VERDICTS.map((verdict) => (
+              <Table.Th key={verdict} tt="capitalize">
+                {verdict}
+              </Table.Th>
+            ))}
+            <Table.Th>Breach rate</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {rows.map((row) => (
+            <Table.Tr key={row.key} data-breached={row.counts.breached > 0}>
+              <Table.Th scope="row" ff="monospace" fw={500}>
+                {row.key}
+              </Table.Th>
+              <Table.Td>{row.attempts}</Table.Td>
+              {VERDICTS.map((verdict) => (
+                <Table.Td key={verdict}>{row.counts[verdict]}</Table.Td>
+              ))}
+              <Table.Td>
+                <Rate row={row} />
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+function Attacks({ run }: { run: Run }) {
+  const stats = useSecurityStats(run.id, attemptsDone(run));
+  if (stats.isPending) return <LoadingState label="Loading the figures" />;
+  if (stats.isError) return <ErrorState error={stats.error} title="Could not load the figures" />;
+  const { totals, byAttack, byDelivery } = stats.data;
+  if (totals.attempts === 0) return <Text c="dimmed">No attempt has finished yet.</Text>;
+  return (
+    <Stack gap="md">
+      <Text size="sm" aria-label="Totals">
+        {`${formatCount(totals.attempts)} attempts: ${String(totals.counts.breached)} breached, ${String(
+          totals.counts.resisted,
+        )} resisted, ${String(totals.counts.inconclusive)} inconclusive, ${String(totals.counts.error)} error. `}
+        Inconclusive and error attempts are not counted in a rate, either way.
+      </Text>
+      <Title order={2} size="h5">
+        Per attack
+      </Title>
+      <RateTable rows={byAttack} label="Breach rate per attack" first="Attack" />
+      <Title order={2} size="h5">
+        Per delivery mode
+      </Title>
+      <RateTable rows={byDelivery} label="Breach rate per delivery mode" first="Delivery" />
+    </Stack>
+  );
+}
+
+function Attempts({ run }: { run: Run }) {
+  const [page, setPage] = useState(1);
+  const [verdict, setVerdict] = useState<Verdict | null>(null);
+  const [open, setOpen] = useState<AttemptView | null>(null);
+  const attempts = useAttempts(run.id, { page, ...(verdict && { verdict }) }, attemptsDone(run));
+  return (
+    <Stack gap="sm">
+      <Select
+        label="Verdict"
+        placeholder="All verdicts"
+        data={VERDICTS.map((value) => ({ value, label: value }))}
+        value={verdict}
+        onChange={(value) => {
+          setVerdict(VERDICTS.find((v) => v === value) ?? null);
+          setPage(1);
+        }}
+        clearable
+        maw={220}
+      />
+      <ResourceTable
+        query={attempts}
+        plural="attempts"
+        errorTitle="Could not load the attempts"
+        noRows={verdict ? `No ${verdict} attempt.` : "No attempt has finished yet."}
+        label="Attempts"
+        columns={["Attack", "Attempt", "Delivery", "Verdict", "Evidence or reason"]}
+        minWidth={820}
+        page={page}
+        onPageChange={setPage}
+        cells={(attempt) => (
+          <>
+            <Table.Td ff="monospace">{attempt.attackId}</Table.Td>
+            <Table.Td>{attempt.index + 1}</Table.Td>
+            <Table.Td>{attempt.delivery}</Table.Td>
+            <Table.Td>
+              <VerdictBadge verdict={attempt.verdict} />
+            </Table.Td>
+            <Table.Td style={{ overflowWrap: "anywhere" }}>
+              {attempt.evidence[0] ? (
+                <Text size="sm" component="q" fs="italic">
+                  {attempt.evidence[0].quote}
+                </Text>
+              ) : (
+                <Text size="sm" c="dimmed">
+                  {attempt.because}
+                </Text>
+              )}
+            </Table.Td>
+          </>
+        )}
+        actions={(attempt) => (
+          <Button
+            size="xs"
+            variant="light"
+            aria-label={`Show ${attempt.attackId} attempt ${String(attempt.index + 1)}`}
+            onClick={() => {
+              setOpen(attempt);
+            }}
+          >
+            Show
+          </Button>
+        )}
+      />
+      <AttemptModal
+        attempt={open}
+        onClose={() => {
+          setOpen(null);
+        }}
+      />
+    </Stack>
+  );
+}
+
+function attemptsDone(run: Run): number {
+  return readRunProgress(run).done ?? 0;
+}
+
+function campaignName(run: Run): string {
+  const params = run.params as Record<string, unknown> | null;
+  const campaign = params?.campaign as Record<string, unknown> | undefined;
+  return typeof campaign?.name === "string" ? campaign.name : "—";
+}
+
+export function SecurityRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
+  const active = isRunActive(run.status);
+  const [picked, setPicked] = useState<string | null>(null);
+  const tab = picked ?? (active ? "progress" : "attacks");
+  const params = run.params as Record<string, unknown> | null;
+  const counters = run.counters as Record<string, unknown> | null;
+  const breached = typeof counters?.breached === "number" ? counters.breached : 0;
+  return (
+    <Stack gap="md">
+      <RunHeader
+        run={run}
+        mode={mode}
+        title={`Campaign run #${String(run.id)}`}
+        backTo={
+          mode === "public" && run.project
+            ? dashboardPaths.publicProject(run.project)
+            : run.project
+              ? securityPaths.project(run.project)
+              : securityPaths.home
+        }
+        facts={[
+          { label: "Campaign", value: campaignName(run) },
+          { label: "Attempts", value: `${String(attemptsDone(run))} / ${String(readRunProgress(run).total ?? 0)}` },
+          { label: "Breaches", value: String(breached) },
+          { label: "Seed", value: typeof params?.seed === "number" ? String(params.seed) : "—" },
+        ]}
+        actions={<ExportMenu runId={run.id} />}
+      />
+      <Tabs value={tab} onChange={setPicked} keepMounted={false}>
+        <Tabs.List>
+          <Tabs.Tab value="progress">{active ? "Progress" : "Log"}</Tabs.Tab>
+          <Tabs.Tab value="attacks">Attacks</Tabs.Tab>
+          <Tabs.Tab value="attempts">Attempts</Tabs.Tab>
+        </Tabs.List>
+        <Stack pt="md">
+          <Tabs.Panel value="progress">
+            <RunLivePanel run={run} readOnly={mode === "public"} />
+          </Tabs.Panel>
+          <Tabs.Panel value="attacks">
+            <Attacks run={run} />
+          </Tabs.Panel>
+          <Tabs.Panel value="attempts">
+            <Attempts run={run} />
+          </Tabs.Panel>
+        </Stack>
+      </Tabs>
+    </Stack>
+  );
+}
+
+function SecurityRunRoute({ mode }: { mode: DashboardMode }) {
+  const runId = Number(useParams().runId);
+  const valid = Number.isInteger(runId) && runId > 0;
+  const run = useRun(valid ? runId : 0);
+  useDocumentTitle(`Campaign run #${String(runId)} · Parley`);
+  const notFound = {
+    what: "run",
+    backTo: mode === "public" ? dashboardPaths.publicProjects : securityPaths.home,
+    backLabel: mode === "public" ? "Back to the public projects" : "Back to the campaigns",
+  };
+  if (!valid || (run.data && run.data.kind !== "security")) return <NotFoundState {...notFound} />;
+  if (run.isPending) return <LoadingState label="Loading the run" />;
+  if (run.isError) {
+    return (
+      <ErrorState
+        error={run.error}
+        title="Could not load the run"
+        onRetry={() => void run.refetch()}
+        notFound={notFound}
+      />
+    );
+  }
+  return <SecurityRunView run={run.data} mode={mode} />;
+}
+
+export function SecurityRunPage() {
+  return <SecurityRunRoute mode="owner" />;
+}
+
+export function PublicSecurityRunPage() {
+  return <SecurityRunRoute mode="public" />;
+}
