@@ -385,7 +385,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(benchForm.getByRole("combobox", { name: "Project" })).toHaveValue(`${projectName} — pizza`);
   await benchForm.getByRole("textbox", { name: "TRACER sessions" }).fill("1");
   await benchForm.getByRole("textbox", { name: "Turns per session" }).fill("2");
-  await benchForm.getByRole("textbox", { name: "Repeats on the original" }).fill("1");
+  await benchForm.getByRole("textbox", { name: "Repeats" }).fill("1");
   await benchForm.getByRole("textbox", { name: "Mutants per operator" }).fill("1");
   await benchForm.getByRole("combobox", { name: "Mutation operators" }).click();
   await page.getByRole("option", { name: "wrong-price-formula" }).click();
@@ -398,7 +398,8 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   const bench = { id: Number(/\/bench\/(\d+)$/.exec(page.url())?.[1]) };
   await expect(page.getByRole("heading", { level: 1, name: `Bench run #${String(bench.id)}` })).toBeVisible();
   await expect(page.getByText("succeeded").first()).toBeVisible({ timeout: 180_000 });
-  await expect(page.getByRole("group", { name: "Mutation score" })).toBeVisible();
+  await expect(page.getByRole("group", { name: "Mutation score", exact: true })).toBeVisible();
+  await expect(page.getByRole("group", { name: "Mutation score, automatic" })).toBeVisible();
   await expect(page.getByLabel("Measured with")).toContainText("model fake-model");
   await expect(page.getByRole("table", { name: "Kills per operator" })).toContainText("wrong-price-formula");
   await snap(page, testInfo, "15-bench-figures");
@@ -457,7 +458,8 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
     .getByRole("link", { name: `#${String(bench.id)}` })
     .click();
   await expect(page.getByRole("heading", { level: 1, name: `Bench run #${String(bench.id)}` })).toBeVisible();
-  await expect(page.getByRole("group", { name: "Mutation score" })).toBeVisible();
+  await expect(page.getByRole("group", { name: "Mutation score", exact: true })).toBeVisible();
+  await expect(page.getByRole("group", { name: "Mutation score, automatic" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Delete run" })).toHaveCount(0);
   await expect(page.getByRole("main")).not.toContainText(email);
   await snap(page, testInfo, "21-public-bench");

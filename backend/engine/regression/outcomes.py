@@ -1,10 +1,10 @@
 """What one conversation came to: passed, failed (a chatbot fault) or inconclusive — the failure attribution.
 
 Decision D26: the attribution is the record's own `verdict` (`passed` | `failed` | `inconclusive`) and
-`verdict_reason`, written by SENSEI. Records written before SENSEI had that field (or by another tool) are
-attributed from their errors with the shared error table (`engine.sensei.errors`): an error that is a finding
-about the chatbot (crash, timeout, loop, outputs missing…) fails the conversation; set-up, budget, LLM and
-cancellation errors alone make it inconclusive; no error passes it. A rule that failed on a conversation is a
+`verdict_reason`, written by SENSEI (read defensively: a field this schema may not know). A record written
+before SENSEI had that field (or by another tool) is decided now by the same rules (`engine.sensei.verdicts`):
+a fault of the chatbot (crash, timeout, loop…) fails it; set-up, budget, LLM and cancellation errors, or a
+simulated user that never conveyed a goal's inputs, make it inconclusive; otherwise it passed. A rule that failed on a conversation is a
 chatbot fault too: it fails a conversation that had passed, and it is noted on a failed one. An inconclusive
 conversation stays inconclusive — rules checked on a conversation that never tested anything prove nothing.
 
@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from engine.conversation import ConversationRecord
 from engine.sensei.errors import describe
+from engine.sensei.verdicts import decide
 
 Verdict = Literal["passed", "failed", "inconclusive"]
 VERDICTS: tuple[Verdict, ...] = ("passed", "failed", "inconclusive")
@@ -38,12 +39,12 @@ def record_field(record: ConversationRecord | Mapping[str, Any], name: str) -> A
 
 @dataclass(frozen=True)
 class Outcome:
-    """A conversation's verdict, why, and where the verdict came from (`record`: SENSEI's; `errors`: read
-    from the error codes of a record without one)."""
+    """A conversation's verdict, why, and where the verdict came from (`record`: SENSEI's, written with the
+    record; `decided`: decided now by SENSEI's rules, for a record written before verdicts existed)."""
 
     verdict: Verdict
     reason: str
-    source: Literal["record", "errors"]
+    source: Literal["record", "decided"]
     fault_turn: int | None = None  # the turn that shows the chatbot's fault, when known
     rules_failed: tuple[str, ...] = ()
 
@@ -65,12 +66,6 @@ def _reason_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _why(code: int, message: str, turn: int | None) -> str:
-    """A reason as SENSEI writes one: "<slug>: <message> (turn N)"."""
-    where = f" (turn {turn + 1})" if turn is not None else ""
-    return f"{describe(code).slug}: {message}{where}"
-
-
 def outcome_of(
     record: ConversationRecord, raw: Mapping[str, Any] | None = None, rules_failed: Sequence[str] = ()
 ) -> Outcome:
@@ -87,14 +82,10 @@ def outcome_of(
             record_field(source, "verdict_reason") or record_field(record, "verdict_reason")
         )
         outcome = Outcome(verdict, reason, "record", fault_turn if verdict == "failed" else None)
-    elif findings:
-        first = findings[0]
-        outcome = Outcome("failed", _why(first.code, first.message, first.turn), "errors", fault_turn)
-    elif record.errors:
-        first = record.errors[0]
-        outcome = Outcome("inconclusive", _why(first.code, first.message, first.turn), "errors")
     else:
-        outcome = Outcome("passed", "", "errors")
+        # One classification (D26): a record written before verdicts existed is decided now, as SENSEI decides.
+        decided, reason = decide(record)
+        outcome = Outcome(decided, reason, "decided", fault_turn if decided == "failed" else None)
     if not rules:
         return outcome
     if outcome.verdict == "inconclusive":

@@ -99,6 +99,23 @@ def test_fault_injection_latency_500_on_a_turn_and_forgotten_sessions():
             bot.send("at 10am")  # every session was forgotten after the third turn served
 
 
+def test_fault_injection_500_on_every_second_turn():
+    server, _ = build_server("bike", protocol="taskyto", faults=Faults(fail_every=2), today=TODAY)
+    with (
+        server,
+        create_connector({"technology": "taskyto", "base_url": server.base_url}, GUARD, retry=FAST) as bot,
+    ):
+        bot.new_conversation()
+        answered = []
+        for turn, text in enumerate(["book a repair", "tomorrow", "tomorrow", "at 10am", "at 10am"], start=1):
+            try:
+                bot.send(text)
+                answered.append(turn)
+            except ChatbotHTTPError as exc:
+                assert exc.status == 500
+        assert answered == [1, 3, 5]
+
+
 def test_a_stillborn_mutant_cannot_start_like_taskyto():
     server, _ = build_server("bike", mutant="change-optionality-1", protocol="taskyto")
     with server, httpx.Client(trust_env=False) as client:

@@ -77,7 +77,7 @@ def test_json_mode_carries_the_schema_for_local_servers_only(llama_cpp, make_cli
     llama_cpp.double.tools_supported = False
     client = make_client(config={"base_url": llama_cpp.base_url, "model": "SmolLM2-135M-Instruct"})
     assert client.structured([user("a small pizza")], Order, tag="sensei.extract").size
-    answered = [r.body for r in llama_cpp.chat_requests() if r.status == 200][0]
+    answered = next(r.body for r in llama_cpp.chat_requests() if r.status == 200)
     assert answered["response_format"]["type"] == "json_object"
     assert answered["response_format"]["schema"]["properties"]["size"] == {"title": "Size", "type": "string"}
     # OpenAI and Gemini refuse unknown keys in `response_format`: JSON mode alone for them.

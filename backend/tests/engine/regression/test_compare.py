@@ -105,7 +105,7 @@ def test_a_stable_failure_beside_flaky_ones_still_regresses():
     assert len(comparison.newly_failing) == 6 and len(comparison.flaky) == 2
 
 
-def test_the_record_verdict_decides_and_errors_only_stand_in_without_one():
+def test_the_record_verdict_decides_and_records_without_one_are_decided_by_sensei_s_rules():
     before = clean("order", 4)
     after = [
         # SENSEI's verdict wins over the error codes (D26).
@@ -117,13 +117,13 @@ def test_the_record_verdict_decides_and_errors_only_stand_in_without_one():
             reason="inputs_not_conveyed: goal 1 (size=small)",
         ),
         record("order", 1, verdict="failed", reason="chatbot_crash: HTTP 500"),
-        # No verdict: read from the errors — an LLM failure is inconclusive, a crash a chatbot fault.
+        # No verdict: decided now as SENSEI decides — an LLM failure is inconclusive, a crash a chatbot fault.
         record("order", 2, errors=[3000]),
         record("order", 3, errors=[500, 3001]),
     ]
     comparison = runs(before, after)
     verdicts = {m.planned_index: (m.run_verdict, m.run[0].source) for m in comparison.newly_failing}
-    assert verdicts == {1: ("failed", "record"), 3: ("failed", "errors")}
+    assert verdicts == {1: ("failed", "record"), 3: ("failed", "decided")}
     inconclusive = comparison.inconclusive.run
     assert [(i.index, i.reason.split(":")[0]) for i in inconclusive] == [
         (0, "inputs_not_conveyed"),

@@ -240,7 +240,7 @@ def test_the_report_keeps_outputs_and_links_out_of_the_parameter_list():
     from markdown_it import MarkdownIt
 
     from engine.tracer.artefacts import report_md
-    from engine.tracer.model import FunctionalModel, Functionality, Output, Parameter
+    from engine.tracer.model import Functionality, FunctionalModel, Output, Parameter
 
     node = Functionality(
         name="order_pizza",
