@@ -390,13 +390,22 @@ def _has_value_of(kind: str, text: str, today: date) -> bool:
 
 
 def candidate(
-    kind: str, item_kind: str | None, bot_turns: Sequence[tuple[int, str]], today: date
+    kind: str,
+    item_kind: str | None,
+    bot_turns: Sequence[tuple[int, str]],
+    today: date,
+    description: str = "",
 ) -> Evidence | None:
-    """The latest chatbot sentence that states a value of this type (money, numbers, dates, times; lists by
-    their items), or None — for text, enums and booleans no words can tell."""
+    """The chatbot sentence that most likely states a value of this type (money, numbers, dates, times; lists by
+    their items): of those that state one, the one sharing most words with the output's description ("the total
+    price" → "The total for your order is 21$."), the latest among equals; None for text, enums and booleans,
+    where no words can tell."""
     wanted = item_kind if kind == "list" and item_kind else kind
-    for index, text in sorted(bot_turns, key=lambda t: -t[0]):
-        for sentence in reversed(_sentences(text)):
+    topic = set(_words(description))
+    found: list[tuple[int, int, int, Evidence]] = []
+    for index, text in bot_turns:
+        for position, sentence in enumerate(_sentences(text)):
             if _has_value_of(wanted, sentence, today):
-                return Evidence(index, sentence)
-    return None
+                shared = len(topic & set(_words(sentence)))
+                found.append((shared, index, position, Evidence(index, sentence)))
+    return max(found, key=lambda item: item[:3])[3] if found else None

@@ -359,7 +359,7 @@ def extract_outputs(
             result.evidence[name] = proof
         elif item.value is not None:
             unsupported[name] = item
-        elif not item.note and (maybe := candidate(*_kinds(output), bot_turns, today)) is not None:
+        elif not item.note and (maybe := candidate(*_kinds(output), bot_turns, today, output.description)):
             unread[name] = maybe
         else:
             result.evidence[name] = OutputEvidence(reason="invalid" if item.note else "not_stated")

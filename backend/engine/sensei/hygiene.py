@@ -26,6 +26,7 @@ from typing import Literal
 
 from rapidfuzz import fuzz
 
+from engine.sensei import prompts
 from engine.sensei.closing import normalise
 
 SlipKind = Literal[
@@ -36,16 +37,24 @@ REGENERATE: frozenset[SlipKind] = frozenset({"recited_instructions", "assistant_
 
 _DECOR = r"[\s>*_#`\[\](){}\-\u2013\u2014|]*"  # markdown, brackets, dashes around a label
 _CHATBOT_WORDS = (
-    r"chat\s?bot|assistant|ai\s+assistant|virtual\s+assistant|bot|agent|system|ai|support|"
+    r"chat\s?bot|assistant|ai\s+assistant|virtual\s+assistant|bot|agent|system|ai|support|a|"
     r"[a-z][\w'-]{0,20}\s?bot|[a-z][\w'-]{0,20}\s+assistant"
 )
 _USER_WORDS = r"user|usuario|utilisateur|you|me|customer|human|client"
 _LABEL_END = r"[*_\])]*\s*[:\uff1a]"  # the colon, or the full-width one
 _CHATBOT_LABEL = re.compile(rf"^{_DECOR}(?:the\s+)?(?:{_CHATBOT_WORDS}){_LABEL_END}", re.IGNORECASE)
-_USER_LABEL = re.compile(rf"^{_DECOR}(?:the\s+)?(?:{_USER_WORDS}){_LABEL_END}\s*", re.IGNORECASE)
+# A heading the model writes over its message ("Here is my next message:", "My next message was:").
+_HEADING = (
+    r"(?:here\s+is\s+|here'?s\s+)?(?:my|your|the)\s+(?:next\s+|last\s+|final\s+)?(?:message|reply|answer)"
+    r"(?:\s+as\s+[\w' ]{1,30})?(?:\s+was|\s+is)?"
+)
+_USER_LABEL = re.compile(
+    rf"^{_DECOR}(?:(?:the\s+)?(?:{_USER_WORDS})|{_HEADING}){_LABEL_END}\s*", re.IGNORECASE
+)
 # A heading that announces the chatbot's part: "Your next message as the chatbot: …", "Reply from the bot:".
 _ROLE_HEADING = re.compile(
-    r"^\W*(?:[\w' ]{0,40}?\s)?(?:as|from|of|by)\s+the\s+(?:chat\s?bot|assistant|bot)\s*[:\uff1a]", re.IGNORECASE
+    r"^\W*(?:[\w' ]{0,40}?\s)?(?:as|from|of|by)\s+the\s+(?:chat\s?bot|assistant|bot)\s*[:\uff1a]",
+    re.IGNORECASE,
 )
 # The same labels inside a line, after the end of a sentence: "Sure! Chatbot: Welcome back…".
 _INLINE_CHATBOT = re.compile(rf"(?<=[.!?…])\s+{_DECOR}(?:{_CHATBOT_WORDS}){_LABEL_END}", re.IGNORECASE)
@@ -100,8 +109,17 @@ _ASSISTANT_VOICE = (
     "i m an assistant",
     "i am your assistant",
     "i m your assistant",
+    "i m just a chatbot",
+    "i am just a chatbot",
+    "i m the chatbot",
+    "i am the chatbot",
+    "i m the user",
+    "i am the user",
+    "you are the chatbot",
+    "you re the chatbot",
 )
 _MIN_RECITED_WORDS = 5
+_PROMPT_WINDOW = 6
 
 
 @dataclass(frozen=True)
@@ -164,6 +182,12 @@ def _strip_quotes(message: str) -> str:
     return message
 
 
+def _prompt_sentences() -> tuple[str, ...]:
+    """The fixed sentences of the prompts the simulated user gets (placeholders left out)."""
+    texts = [re.sub(r"\{\w+\}", "\n", t.text) for t in prompts.USER_PROMPTS]
+    return tuple(dict.fromkeys(_instruction_sentences(texts)))
+
+
 def _instruction_sentences(instructions: Iterable[str]) -> list[str]:
     sentences: list[str] = []
     for text in instructions:
@@ -174,13 +198,26 @@ def _instruction_sentences(instructions: Iterable[str]) -> list[str]:
     return sentences
 
 
+_PROMPT_SENTENCES = _prompt_sentences()
+
+
 def recited(message: str, instructions: Iterable[str]) -> str | None:
-    """The instruction (a sentence of the role or context as written, or the prompt's scaffolding) the message
-    repeats, if it does. The user may say what it wants in its own words; it may not read its brief aloud."""
+    """The instruction (a sentence of the role or context as written, a sentence of the simulated user's own
+    prompts, or their headings) the message repeats, if it does. The user may say what it wants in its own
+    words; it may not read its brief aloud. The prompts' sentences are ours and no user would say them: six
+    words of one in a row are a recital, however the rest was paraphrased ("Your last answer was not a message
+    from the chatbot…")."""
     text = f" {normalise(message)} "
     for phrase in _SCAFFOLDING:
         if f" {phrase} " in text:
             return phrase
+    for sentence in _PROMPT_SENTENCES:
+        words = sentence.split()
+        windows = [
+            " ".join(words[i : i + _PROMPT_WINDOW]) for i in range(max(1, len(words) - _PROMPT_WINDOW + 1))
+        ]
+        if any(f" {window} " in text for window in windows):
+            return sentence
     for sentence in _instruction_sentences(instructions):
         if f" {sentence} " in text:
             return sentence

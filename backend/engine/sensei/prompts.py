@@ -152,6 +152,9 @@ STYLE_INSTRUCTIONS: dict[str, str] = {
     "change your mind": "At some point, change a detail you already gave (for example a quantity or an item).",
 }
 
+# What the simulated user reads: said back to the chatbot, any of its sentences is a recital (engine.sensei.hygiene).
+USER_PROMPTS = (USER_SYSTEM, USER_TURN, FIRST_TURN, STAY_IN_ROLE, REPHRASE, CHANGE_TOPIC, GOALS_LEFT)
+
 ALL_TEMPLATES = (
     USER_SYSTEM,
     USER_TURN,

@@ -82,18 +82,23 @@ def inputs_not_conveyed(record: ConversationRecord, today: date | None = None) -
     return missing
 
 
+def _same_word(wanted: str, said: str) -> bool:
+    if wanted == said:
+        return True
+    if min(len(wanted), len(said)) < 4:
+        return False
+    return wanted.startswith(said) or said.startswith(wanted) or fuzz.ratio(wanted, said) >= 80
+
+
 def _touches(goal: str, said: str) -> bool:
-    """The user's messages share a content word with the goal (typos and word endings aside)."""
+    """The user's messages share half of the goal's content words (typos and word endings aside): "How much is a
+    new tire?" touches "ask how much a new tire costs", "When are you open?" touches "ask for the opening hours"."""
     wanted = {w for w in content_words(goal) if w not in _GOAL_FILLER}
     if not wanted:
         return True
     words = content_words(said)
-    return any(
-        w == s
-        or (min(len(w), len(s)) >= 4 and (w.startswith(s) or s.startswith(w) or fuzz.ratio(w, s) >= 80))
-        for w in wanted
-        for s in words
-    )
+    hits = sum(1 for w in wanted if any(_same_word(w, s) for s in words))
+    return hits * 2 >= len(wanted)
 
 
 def goals_not_asked(record: ConversationRecord) -> list[str]:
@@ -108,6 +113,7 @@ def goals_not_asked(record: ConversationRecord) -> list[str]:
 
 _UNMET = frozenset({int(ErrorCode.GOAL_NOT_COMPLETED), int(ErrorCode.GOALS_NOT_VERIFIED)})
 _LIMITS = frozenset({"steps", "limit"})
+_MENU = re.compile(r"\?\s*(?:,|\band\b|\bor\b)", re.IGNORECASE)
 
 
 def still_asking(record: ConversationRecord) -> str | None:
@@ -120,6 +126,10 @@ def still_asking(record: ConversationRecord) -> str | None:
     last = record.turns[-1]
     if last.role != "bot":
         return None
+    if _MENU.search(last.text):
+        return (
+            None  # "You can ask me: How much is a tire?, How much is a seat? and …": a menu asks for nothing
+        )
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", last.text) if s.strip()]
     return next((s for s in reversed(sentences) if s.endswith("?")), None)
 
@@ -154,16 +164,15 @@ def decide(record: ConversationRecord, today: date | None = None) -> tuple[Verdi
         unasked = goals_not_asked(record)
         if unasked:
             return "inconclusive", "goal_not_asked: the simulated user never brought up " + "; ".join(unasked)
+        doubtful = _doubtful(record)
+        if doubtful and all(e.code == ErrorCode.GOAL_NOT_COMPLETED for e in unmet):
+            reason = "extraction_doubtful: the extractor found no value for " + "; ".join(doubtful)
+            return "inconclusive", reason
         asking = still_asking(record)
         if asking is not None and all(e.code in _UNMET for e in unmet):
             return "inconclusive", (
                 f"cut_short: the conversation reached its limit of {record.settings.get('max_user_turns')} user "
                 f"messages while the chatbot was still asking: {asking!r}"
-            )
-        doubtful = _doubtful(record)
-        if doubtful and all(e.code == ErrorCode.GOAL_NOT_COMPLETED for e in unmet):
-            return "inconclusive", "extraction_doubtful: the extractor found no value for " + "; ".join(
-                doubtful
             )
         return "failed", _why(unmet[0])
     return "passed", "passed: no chatbot fault; the user conveyed every goal's inputs"

@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 
 from engine.conversation import Turn
-from engine.sensei.evidence import dates_in, mentions, numbers_in, states, support, times_in
+from engine.sensei.evidence import candidate, dates_in, mentions, numbers_in, states, support, times_in
 from engine.sensei.extraction import TAG_EXTRACT, TAG_EXTRACT_QUOTES, extract_outputs, numbered_transcript
 
 from .conftest import profile_from
@@ -81,6 +81,13 @@ def test_support_prefers_the_extractors_turn_and_quote_then_the_latest_turn_that
     assert (found.turn, found.quote) == (5, "Your total is 10$.")
     assert support("money", None, {"amount": 1.5}, turns, WEDNESDAY) is None
     assert support("bool", None, True, turns, WEDNESDAY, turn=3, quote="Enjoy") is not None
+
+
+def test_the_likely_sentence_for_an_output_shares_words_with_its_description():
+    turns = [(1, "Drinks are 2$ each."), (3, "The total is 21$. Extra toppings are 0.75$ each.")]
+    assert candidate("money", None, turns, WEDNESDAY, "the total price").quote == "The total is 21$."
+    assert candidate("money", None, turns, WEDNESDAY).quote == "Extra toppings are 0.75$ each."  # the latest
+    assert candidate("string", None, turns, WEDNESDAY) is None
 
 
 def test_the_user_conveyed_an_input_when_it_said_it_typos_aside():
@@ -173,11 +180,10 @@ def test_an_output_found_nothing_for_while_a_chatbot_sentence_states_a_value_of_
     )
     found = extract_outputs(llm, profile_from(PROFILE), turns, WEDNESDAY)
     asked = model.calls_for(TAG_EXTRACT_QUOTES)[0].messages[-1][1]
-    assert (
-        "- price: you gave nothing, but the chatbot said at [turn 3]: 'It starts at 35$; we confirm" in asked
-    )
+    # Of the chatbot's sentences with an amount, the one that shares words with "total price".
+    assert "- price: you gave nothing, but the chatbot said at [turn 1]: 'Your total is 12$.'" in asked
     assert found.values["price"] is None
-    assert found.evidence["price"].reason == "doubtful" and found.evidence["price"].turn == 3
+    assert found.evidence["price"].reason == "doubtful" and found.evidence["price"].turn == 1
     # Text outputs have no type to look for: the extractor's "nothing" stands.
     assert found.evidence["order_id"].reason == "not_stated"
     # Asked again, a model that reads the sentence gives the value, with its evidence.

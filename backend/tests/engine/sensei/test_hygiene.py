@@ -35,6 +35,8 @@ ROLE = "You order a pizza to pick up tonight."
             "A margherita.",
         ),  # writes the rest of the transcript
         ('User: "I\'d like a lamp"', "I'd like a lamp"),  # its own label and quotes: removed, no slip
+        ('My next message was:\n"A small pizza, please."', "A small pizza, please."),  # a heading, removed
+        ("Your next message as the user: hello", "hello"),
         ("Note: I am allergic to nuts.", "Note: I am allergic to nuts."),  # a label that is no speaker
     ],
 )
@@ -43,7 +45,7 @@ def test_a_turn_is_cut_where_the_model_starts_speaking_for_the_chatbot(written, 
     assert turn.message == sent
     assert turn.usable
     spoke = [s.kind for s in turn.slips]
-    assert spoke == ([] if written.startswith(("User:", "Note:")) else [spoke[0]])
+    assert spoke == ([] if written.startswith(("User:", "Note:", "My next", "Your next")) else [spoke[0]])
     assert not any(
         line.lower().startswith(("chatbot", "assistant", "bot:")) for line in turn.message.splitlines()
     )
@@ -54,7 +56,11 @@ def test_a_turn_is_cut_where_the_model_starts_speaking_for_the_chatbot(written, 
     [
         ("Chatbot: Welcome to Slice Station! What would you like?", ["spoke_for_chatbot", "empty"]),
         ("You order a pizza to pick up tonight. Hi!", ["recited_instructions"]),
-        ("Your next message as the user: hello", ["recited_instructions"]),
+        ("Hi! Your next message as the user: hello", ["recited_instructions"]),
+        # A paraphrase of its own prompt: six words in a row of it are enough.
+        ("I'm excited. Your last answer was not a message from the chatbot.", ["recited_instructions"]),
+        ("A: Welcome! What would you like?", ["spoke_for_chatbot", "empty"]),
+        ("Hey there, I'm the user. What can I get for you today?", ["assistant_voice"]),
         ("Hello! How can I help you today?", ["assistant_voice"]),
         ("Hi, I'm here to assist you with your bike restoration.", ["assistant_voice"]),
     ],
@@ -67,6 +73,7 @@ def test_a_recital_an_assistants_voice_or_nothing_left_must_be_written_again(wri
 
 def test_saying_what_it_wants_in_its_own_words_is_no_recital():
     assert recited("I'd like to order a pizza to pick up tonight.", [ROLE]) is None
+    assert recited("Sorry, you did not understand my last message: a small one.", [ROLE]) is None
     assert recited("Hi! You order a pizza to pick up tonight, right?", [ROLE]) is not None
     assert recited("pizza", ["Short."]) is None  # sentences of fewer than five words are never matched
 

@@ -165,10 +165,11 @@ def test_no_finding_on_unmodified_bots_with_an_imperfect_model(goal_style, slips
     sloppy = SenseiImperfection(
         **{name: min(1.0, getattr(usual, name) * slips) for name in SenseiImperfection.__dataclass_fields__}
     )
-    flagged, ends = [], Counter()
+    flagged, ends, seen = [], Counter(), []
     for bot, text in (("pizza", ORDER), ("bike", BOOKING)):
         for seed in (1, 2):
             records, found = _findings([text.replace("{GOAL_STYLE}", goal_style)], bot, seed, sloppy)
+            seen += records
             ends.update(r.settings["stopped_because"] for r in records)
             flagged += [
                 (r.profile, r.index, v.reasons, r.error_codes)
@@ -178,4 +179,9 @@ def test_no_finding_on_unmodified_bots_with_an_imperfect_model(goal_style, slips
     assert flagged == []
     # Every conversation ended because it was over — none ran into a limit or a loop.
     assert set(ends) <= {"finished", "all_answered"}, ends
-    assert ends["finished"] > 0
+    # In steps mode only the end of the conversation stops it early. In all_answered mode the judge usually
+    # stops it first; whether a goodbye comes before depends on the bot's order ids, new in every run.
+    assert ends["finished"] > 0 or goal_style.startswith("{all_answered")
+    # None of these users (imperfect, but in their role) slips out of it, and every conversation passes.
+    assert all(r.verdict == "passed" for r in seen), [(r.verdict, r.verdict_reason) for r in seen]
+    assert not any(r.settings["simulator_slips"] for r in seen)

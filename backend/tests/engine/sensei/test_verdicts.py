@@ -48,6 +48,12 @@ FANTASY = ["I'm going to be a superhero and protect humanity.", "What do you thi
         (FANTASY, [ErrorCode.FALLBACK_LOOP], "inconclusive", "inputs_not_conveyed"),
         (FANTASY, [], "inconclusive", "inputs_not_conveyed"),
         (["A small pizza please"], [ErrorCode.GOALS_NOT_VERIFIED], "inconclusive", "goal_not_asked"),
+        (
+            ["A small pizza please", "Is it delivered?"],
+            [ErrorCode.GOALS_NOT_VERIFIED],
+            "failed",
+            "goals_not_verified",
+        ),
         # Inconclusive never swallows a chatbot fault.
         (FANTASY, [ErrorCode.CHATBOT_CRASH], "failed", "chatbot_crash"),
         (FANTASY, [ErrorCode.TIMEOUT, ErrorCode.USER_LLM_FAILED], "failed", "timeout"),
@@ -85,6 +91,11 @@ def test_a_missing_output_is_not_due_while_the_chatbot_is_still_asking_at_the_me
     done = _record(CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="Your order is ready. Bye!")
     done.settings = {"stopped_because": "steps"}
     assert decide(done)[0] == "failed"  # it stopped asking and never gave the output
+    menu = _record(
+        CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="You can ask me: When do you open?, Do you deliver?"
+    )
+    menu.settings = {"stopped_because": "steps"}
+    assert decide(menu)[0] == "failed"  # a menu of questions asks the user for nothing
     fallback = _record(CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="Sorry? Could you say that again?")
     fallback.settings = {"stopped_because": "steps", "ended_on_fallback": True}
     assert decide(fallback)[0] == "failed"  # not understanding is no question about an input
