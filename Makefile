@@ -9,8 +9,9 @@ FRONTEND_STAMP := frontend/node_modules/.installed
 SPA := frontend/dist/index.html
 SPA_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	$(wildcard frontend/index.html frontend/vite.config.ts frontend/tsconfig*.json)
-E2E_PORT := 8091
-E2E_LLM_PORT := 8093
+E2E_PORT ?= 8091
+E2E_LLM_PORT ?= 8093
+E2E_DB ?= parley_e2e
 REAL_LLM := $(PYTHON) backend/scripts/real_llm.py
 REAL_LLM_PORT ?= 8095
 
@@ -62,9 +63,9 @@ dev: $(BACKEND_STAMP) $(FRONTEND_STAMP) nginx
 # The full stack on its own port, database and queue, for the browser tests (Playwright starts and stops it),
 # with the fake OpenAI-compatible server on $(E2E_LLM_PORT) standing in for an LLM provider.
 e2e-stack: $(BACKEND_STAMP) $(SPA)
-	DATABASE_URL=postgres://postgres@127.0.0.1:5432/parley_e2e \
-	PARLEY_CELERY_QUEUE=parley-e2e-$$(date +%s) \
-	PARLEY_DATA_DIR=$(CURDIR)/var/e2e PARLEY_ENV_FILE=$(CURDIR)/var/e2e.env \
+	DATABASE_URL=postgres://postgres@127.0.0.1:5432/$(E2E_DB) \
+	PARLEY_CELERY_QUEUE=$(E2E_DB)-$$(date +%s) \
+	PARLEY_DATA_DIR=$(CURDIR)/var/$(E2E_DB) PARLEY_ENV_FILE=$(CURDIR)/var/$(E2E_DB).env \
 	PARLEY_LOGIN_THROTTLE=1000/min PARLEY_SIGNUP_THROTTLE=1000/hour PARLEY_EGRESS_ALLOW=127.0.0.1 \
 	$(PY) -m parley.localrun --port $(E2E_PORT) --reset-db --fake-llm-port $(E2E_LLM_PORT)
 

@@ -8,7 +8,8 @@ Four ways to ask, best first (`capabilities.Family.structured`; a refused one is
   llama.cpp's servers constrain the answer to `{"type": "json_object", "schema": …}`; others ignore the key);
 - `instructions`: the schema in the instructions only (servers and models with no JSON mode at all).
 The schema is named after the caller tag. Whatever the way, the answer is read tolerantly — a Markdown code fence,
-prose around the JSON, trailing commas, keys in another casing ("Answered", "isFallback") — and then validated by
+prose around the JSON, trailing commas, raw line breaks inside strings, keys in another casing ("Answered",
+"isFallback") — and then validated by
 pydantic against the same schema; a violation gets one repair attempt (the client's job).
 """
 
@@ -118,7 +119,9 @@ _NOT_JSON = object()
 def _loads(text: str) -> Any:
     for attempt in (text, _without_trailing_commas(text)):
         try:
-            return json.loads(attempt)
+            # strict=False: a raw line break inside a string (small local models write them, even under a
+            # grammar) is read as the line break it means.
+            return json.loads(attempt, strict=False)
         except ValueError:
             continue
     return _NOT_JSON

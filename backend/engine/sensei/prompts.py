@@ -93,6 +93,13 @@ GOALS_LEFT = Template(
     "yet; continue with what is missing. ",
 )
 
+INPUTS_LEFT = Template(
+    name="inputs_left",
+    intent="When the user closed the conversation before saying what its goals are about, name them again.",
+    text="You tried to end the conversation, but you have not yet asked for what you want: {goals}. Do not say "
+    "goodbye yet; ask for it now. ",
+)
+
 GOAL_CHECK = Template(
     name="goal_check",
     intent="Ask a judge which of the user's goals the chatbot has already answered and which outputs it gave.",
@@ -153,7 +160,16 @@ STYLE_INSTRUCTIONS: dict[str, str] = {
 }
 
 # What the simulated user reads: said back to the chatbot, any of its sentences is a recital (engine.sensei.hygiene).
-USER_PROMPTS = (USER_SYSTEM, USER_TURN, FIRST_TURN, STAY_IN_ROLE, REPHRASE, CHANGE_TOPIC, GOALS_LEFT)
+USER_PROMPTS = (
+    USER_SYSTEM,
+    USER_TURN,
+    FIRST_TURN,
+    STAY_IN_ROLE,
+    REPHRASE,
+    CHANGE_TOPIC,
+    GOALS_LEFT,
+    INPUTS_LEFT,
+)
 
 ALL_TEMPLATES = (
     USER_SYSTEM,
@@ -165,6 +181,7 @@ ALL_TEMPLATES = (
     REPHRASE,
     CHANGE_TOPIC,
     GOALS_LEFT,
+    INPUTS_LEFT,
     GOAL_CHECK,
     EXTRACT,
     EXTRACT_QUOTES,

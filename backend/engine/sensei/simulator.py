@@ -61,6 +61,7 @@ from engine.sensei.hygiene import chatbot_names, clean_user_turn
 from engine.sensei.planner import PlannedConversation
 from engine.sensei.profile import Profile, Style
 from engine.sensei.usage import Accumulator, CancelToken, SpendTracker, UsageTap
+from engine.sensei.verdicts import inputs_not_conveyed
 from engine.sensei.verdicts import judge as decide_verdict
 
 __all__ = [
@@ -496,7 +497,18 @@ class _Conversation:
         note = f"the chatbot answered the user's closing with {what}"
         notes = self.record.settings.setdefault("notes", [])
         notes.append({"turn": len(self.record.turns) - 1, "note": note})
-        if not self.all_answered or self._goals_verified():
+        if not self.all_answered:
+            # Steps modes trust the user's judgement, once it has said what its goals are about: a closing
+            # before (a small model's "…but that's all.") is a slip, and the next prompt names what is unsaid.
+            unsaid = inputs_not_conveyed(self.record, self.sim.today())
+            if not unsaid:
+                self._end("user", closing)
+            self.goals_reminder = prompts.INPUTS_LEFT.fill(goals="; ".join(self.planned.goals))
+            notes.append(
+                {"turn": len(self.record.turns) - 1, "note": "the user closed before saying its inputs"}
+            )
+            return
+        if self._goals_verified():
             self._end("user", closing)
         # Too early: the judge looks at this answer too, and the next prompt names what is still open.
         self._goal_check()

@@ -219,7 +219,7 @@ def test_a_platform_sensei_run_with_the_real_model(celery_worker, auth_api, real
         return run if run["status"] not in ("queued", "running") else None
 
     run = wait_for(done, seconds=600, interval=1.0)
-    assert run and run["status"] == "succeeded", run
+    assert run and run["status"] == "succeeded", (run or {}).get("error_message")
     records = [row.record for row in Conversation.objects.filter(run_id=run_id)]
     assert len(records) == 2
     assert_done_when(records)

@@ -85,7 +85,7 @@ def test_a_platform_tracer_run_with_the_real_model(celery_worker, auth_api, real
         return run if run["status"] not in ("queued", "running") else None
 
     run = wait_for(done, seconds=600, interval=1.0)
-    assert run and run["status"] == "succeeded", run
+    assert run and run["status"] == "succeeded", (run or {}).get("error_message")
     assert run["progress"] == {"done": 1, "total": 1}
     names = set(Artefact.objects.filter(run_id=run_id).values_list("name", flat=True))
     assert {"model", "report", "transcripts", "usage"} <= names

@@ -58,6 +58,14 @@ def test_strings_keep_their_braces_commas_and_escaped_quotes():
     assert parsed.fallback_message == "Sorry, I did not get that,"
 
 
+def test_a_raw_line_break_inside_a_string_is_read_as_one():
+    # SmolLM2-135M under llama-cpp-python's grammar wrote this for TRACER's probe (issue "Real model in the loop").
+    parsed = parse(
+        Functionality, '{"name": "order_pizza", "fallback_message": "Sorry,\nI did not get\tthat"}'
+    )
+    assert parsed.fallback_message == "Sorry,\nI did not get\tthat"
+
+
 def test_the_exact_spelling_wins_over_a_look_alike_key():
     parsed = parse(Functionality, '{"name": "exact", "Name": "look-alike"}')
     assert parsed.name == "exact"

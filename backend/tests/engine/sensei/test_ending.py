@@ -258,3 +258,23 @@ def test_a_question_asked_again_and_again_is_still_a_repetition_loop(make_llm):
     llm, _ = make_llm({TAG_USER_TURN: ["a lamp", "the opening hours", "a discount"]})
     record = _run(PROFILE, FakeBot(lambda t, n: "We open at noon."), llm)
     assert record.error_codes == [ErrorCode.REPETITION_LOOP]  # the same statement to different requests
+
+
+def test_a_closing_before_the_user_said_its_inputs_does_not_end_a_steps_conversation(make_llm):
+    # The 135M model's first message: "It was a little bit empty, but that's all. …" — no pizza size in it.
+    text = PROFILE.replace(
+        "    - buy a lamp",
+        '    - "buy a {{size}} lamp"\n    - size: {function: forward(), type: string, data: [small]}',
+    )
+    llm, model = make_llm(
+        {TAG_USER_TURN: ["It was empty, but that's all.", "A small lamp, please.", "Thanks, that's all."]}
+    )
+    bot = FakeBot()
+    record = _run(text, bot, llm)
+    assert bot.received == ["It was empty, but that's all.", "A small lamp, please.", "Thanks, that's all."]
+    assert record.settings["stopped_because"] == "finished" and record.settings["ended_by"] == "user"
+    assert (
+        prompts.INPUTS_LEFT.fill(goals="ask for the opening hours; buy a small lamp")
+        in (model.calls_for(TAG_USER_TURN)[1].messages[-1][1])
+    )
+    assert record.verdict == "passed"
