@@ -13,7 +13,7 @@ import time
 from datetime import date
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, transaction
 
 from engine.check import GatewayJudge, check
 from engine.check.rules import parse_rule
@@ -192,6 +192,7 @@ def execute_sensei(run: Run) -> dict[str, Any]:
             done=stored,
             user_model=run.input.get("model"),
             replan=repeats.plan,
+            thread_cleanup=connections.close_all,  # each worker thread closes its own database connection
         )
     result = _sensei_result(run)
     result["models"] = llm.ledger.to_json()["models_by_tag"]  # per role (tag), the models actually called

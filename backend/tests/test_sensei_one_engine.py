@@ -6,10 +6,12 @@ the fake OpenAI-compatible server."""
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
 from commands import sensei as sensei_command
 from engine.llm.testing.fake_server import running_fake_server
@@ -212,10 +214,22 @@ def test_profiles_with_the_same_name_never_lose_conversations(auth_api, project,
     assert all(row.record["settings"]["test_name"] == "one_engine" for row in second_records)
 
 
-@pytest.fixture(autouse=True)
-def _close_worker_thread_connections():
-    """The run's conversation threads opened their own database connections; free them before teardown."""
-    yield
-    import gc
+def _open_connections() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+        return int(cursor.fetchone()[0])
 
-    gc.collect()
+
+def test_a_run_leaves_no_database_connection_open_behind_its_conversation_threads(
+    auth_api, project, fake_llm
+):
+    # A long-lived worker runs run after run: connections left to the garbage collector pile up until PostgreSQL
+    # refuses new ones. The garbage collector is off here, so only an explicit close frees them.
+    run = _sensei_run(project, auth_api.user, [_profile(auth_api, project)], seed=3, concurrency=3)
+    before = _open_connections()
+    gc.disable()
+    try:
+        assert execute_sensei(run)["conversations"] == 3
+        assert _open_connections() == before
+    finally:
+        gc.enable()

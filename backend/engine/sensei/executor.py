@@ -298,6 +298,7 @@ def run_profiles(
     done: Collection[tuple[str, int]] = (),
     user_model: str | None = None,
     replan: Callable[[Profile, Plan], Plan] | None = None,
+    thread_cleanup: Callable[[], None] | None = None,
 ) -> RunSummary:
     """Plan and run every conversation of `profiles`; each finished record goes to `sink` immediately.
 
@@ -307,7 +308,8 @@ def run_profiles(
     pairs to skip.
     `user_model` overrides every profile's `llm.model` (D6); plans are priced with the model that will play
     the user. `replan`, when given, may change each profile's plan before it runs (`engine.regression.Repeats`
-    runs every conversation k times)."""
+    runs every conversation k times). `thread_cleanup`, when given, is called in the worker thread after each of
+    its conversations, to release what that thread holds (the platform closes the thread's database connection)."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
     reporter = reporter or RunReporter()
@@ -390,8 +392,15 @@ def run_profiles(
             raise
         return True
 
+    def work_and_clean(job: tuple[Profile, PlannedConversation, SpendTracker]) -> bool:
+        try:
+            return work(job)
+        finally:
+            if thread_cleanup is not None:
+                thread_cleanup()
+
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sensei") as pool:
-        futures = [pool.submit(work, job) for job in jobs]
+        futures = [pool.submit(work_and_clean, job) for job in jobs]
         results = [future.exception() or future.result() for future in futures]
     if serial_sink.failure is not None:
         raise serial_sink.failure
