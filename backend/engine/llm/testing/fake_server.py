@@ -306,9 +306,10 @@ class _Handler(BaseHTTPRequestHandler):
             injected = state._take_injected(tag)
             reply = state.double.handle(body, tag=tag, bearer=self._bearer(), injected=injected)
             time.sleep(state.latency_s + reply.delay_s)
-            self._send(reply.status, reply.body, reply.headers, raw=reply.raw)
+            # Recorded before the answer leaves: a client that has read it may look at the record at once.
             received.status = reply.status
             received.error = reply.body if reply.status >= 400 else None
+            self._send(reply.status, reply.body, reply.headers, raw=reply.raw)
         finally:
             state._leave()
             received.finished = time.time()
