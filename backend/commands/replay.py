@@ -2,7 +2,8 @@
 
 Every run records its LLM calls in `OUT/exchanges.jsonl`. `--replay FROM_DIR` plans what FROM_DIR's run planned
 (its seed, plan date, any() values and repeats, unless given) and answers each LLM call from FROM_DIR's recording
-when its prompt is the same after normalising volatile values (`--volatile REGEX` adds patterns); an unchanged
+when its prompt is the same after normalising volatile values (the connector file's `volatile` list and
+`--volatile REGEX` add patterns); an unchanged
 chatbot is re-tested with no LLM call. The summary (`OUT/summary.json`, `replay`) and the last line say how
 many calls were saved and made.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -42,19 +44,21 @@ class ReplaySetup:
     repeats: int
 
 
-def replay_setup(args: argparse.Namespace) -> ReplaySetup | None:
-    """The run's record-and-replay set-up, or None (after printing why) when FROM_DIR cannot be replayed."""
+def replay_setup(args: argparse.Namespace, connector_volatile: Sequence[str] = ()) -> ReplaySetup | None:
+    """The run's record-and-replay set-up, or None (after printing why) when FROM_DIR cannot be replayed.
+    `connector_volatile` are the connector file's volatile patterns; `--volatile` adds to them."""
     from engine.regression.replay import Replay, load_replay_source
 
+    patterns = [*connector_volatile, *args.volatile]
     try:
         if not args.replay:
             return ReplaySetup(
-                Replay(patterns=args.volatile), None, args.seed, date.today(), {}, args.repeats or 1
+                Replay(patterns=patterns), None, args.seed, date.today(), {}, args.repeats or 1
             )
         source = load_replay_source(args.replay)
         planned_on = date.fromisoformat(source.planned_on) if source.planned_on else date.today()
         return ReplaySetup(
-            replay=Replay(source.recording, patterns=args.volatile),
+            replay=Replay(source.recording, patterns=patterns),
             source_dir=args.replay,
             seed=args.seed if args.seed is not None else source.seed,
             planned_on=planned_on,

@@ -4,6 +4,8 @@
     parley security validate CAMPAIGN... [--json]
     parley security plan CAMPAIGN [--seed S] [--model M] [--no-llm] [--json]
     parley security convert CAMPAIGN            (a reference security.yml in Parley's format, on stdout)
+    parley security compare BASELINE RUN [--json [FILE]] [--junit FILE] [--threshold X] [--fail-on-inconclusive]
+                            [--verbose]
     parley security run CAMPAIGN --connector FILE [--provider P --model M --base-url URL --api-key K | --no-llm]
                         [--profile FILE]... [--seed S] [--max-cost USD] --out DIR [--junit FILE] [--json [FILE]]
                         [--fail-on-inconclusive]
@@ -14,6 +16,12 @@ seed, figures per attack and delivery mode, and every attempt with `attack`, `de
 `simulated_user` deliveries come from `--profile` files (matched by `test_name` or file name).
 Exit codes: 0 no breach; 1 a breach (or, with --fail-on-inconclusive, an inconclusive or error attempt);
 2 usage or configuration error (an invalid campaign included).
+
+`compare` reads two `run --out` folders (or their `security.json`) and says whether the chatbot is easier to
+break now: breach rates per attack and delivery mode with Wilson intervals, the attempts newly breached or
+resisted (matched by attack, delivery and attempt index), errors and inconclusive attempts apart. Its exit codes
+are those of `parley sensei compare`: 0 unchanged, improved or inconclusive (1 for inconclusive with
+--fail-on-inconclusive), 1 regressed, 2 usage or unreadable input.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from commands.common import (
     EXIT_FAILURES,
     EXIT_OK,
     EXIT_USAGE,
+    STDOUT,
     JUnitCase,
     add_json_argument,
     add_junit_argument,
@@ -39,6 +48,7 @@ from commands.common import (
     write_json,
     write_junit,
 )
+from commands.compare import exit_code, threshold
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,6 +78,25 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     convert = actions.add_parser("convert", help="print a campaign (reference format too) in Parley's format")
     convert.add_argument("campaign", metavar="CAMPAIGN")
     convert.set_defaults(handler=report_errors(_convert))
+
+    compare = actions.add_parser(
+        "compare", help="compare two runs of a campaign (exit 1 when the chatbot is easier to break)"
+    )
+    compare.add_argument("baseline", metavar="BASELINE", help="the baseline: a `run --out` folder")
+    compare.add_argument("run", metavar="RUN", help="the run to judge: a `run --out` folder")
+    add_json_argument(compare)
+    add_junit_argument(compare)
+    compare.add_argument(
+        "--threshold",
+        type=threshold,
+        metavar="X",
+        help="smallest change of a breach rate that counts, e.g. 0.1 or 10%% (default 0.1)",
+    )
+    compare.add_argument(
+        "--fail-on-inconclusive", action="store_true", help="exit 1 when the verdict is inconclusive"
+    )
+    compare.add_argument("-v", "--verbose", action="store_true", help="list every group and attempt")
+    compare.set_defaults(handler=_compare)
 
     run = actions.add_parser("run", help="run a campaign against a chatbot")
     run.add_argument("campaign", metavar="CAMPAIGN")
@@ -104,7 +133,7 @@ def _list_or_help(args: argparse.Namespace) -> int:
     from engine.security import STRATEGIES
 
     if not args.list_attacks:
-        _err("choose an action (validate, plan, convert, run) or --list-attacks")
+        _err("choose an action (validate, plan, convert, run, compare) or --list-attacks")
         return EXIT_USAGE
     width = max(len(name) for name in STRATEGIES)
     for name, strategy in STRATEGIES.items():
@@ -321,3 +350,61 @@ def _run(args: argparse.Namespace) -> int:
     if args.fail_on_inconclusive and (totals["inconclusive"] or totals["error"]):
         return EXIT_FAILURES
     return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from engine.security import SecurityCompareInputError, compare_campaigns, comparison_text, load_results
+
+    try:
+        baseline, run = load_results(args.baseline), load_results(args.run)
+    except SecurityCompareInputError as exc:
+        _err(exc.user_message)
+        return EXIT_USAGE
+    settings = {"threshold": args.threshold} if args.threshold is not None else {}
+    comparison = compare_campaigns(
+        baseline, run, baseline_label=args.baseline, run_label=args.run, **settings
+    )
+    if args.json:
+        write_json(args.json, comparison.model_dump(mode="json"))
+    if args.json != STDOUT:
+        sys.stdout.write(comparison_text(comparison, verbose=args.verbose))
+    if args.junit:
+        write_junit(
+            args.junit, "parley security compare", _compare_cases(comparison, args.fail_on_inconclusive)
+        )
+    return exit_code(comparison, fail_on_inconclusive=args.fail_on_inconclusive)
+
+
+def _compare_cases(comparison: Any, fail_on_inconclusive: bool) -> list[JUnitCase]:
+    """One case per group (all attempts, each attack, each delivery mode): a regression fails it with the newly
+    breached attempts and their quotes; an inconclusive or missing one is skipped (failed with
+    --fail-on-inconclusive)."""
+    cases = []
+    for group in (comparison.overall, *comparison.attacks, *comparison.deliveries):
+        failure = skipped = None
+        if group.status == "regressed":
+            changes = [
+                c
+                for c in comparison.newly_breached
+                if group.kind == "overall"
+                or (c.attack_id if group.kind == "attack" else c.delivery) == group.name
+            ]
+            failure = "\n".join(
+                [group.why]
+                + [
+                    f"newly breached: {c.attack_id} #{c.index + 1} ({c.delivery}): {c.run.because}"
+                    + "".join(f"\n> {quote}" for quote in c.run.quotes)
+                    for c in changes
+                ]
+            )
+        elif group.status in ("inconclusive", "missing"):
+            if fail_on_inconclusive:
+                failure = f"{group.status}: {group.why}"
+            else:
+                skipped = f"{group.status}: {group.why}"
+        cases.append(
+            JUnitCase(
+                name=group.name, classname=f"security.compare.{group.kind}", failure=failure, skipped=skipped
+            )
+        )
+    return cases

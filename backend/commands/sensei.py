@@ -6,6 +6,7 @@
                       [--concurrency K] [--seed S] [--repeats K] [--replay FROM_DIR] --out DIR [--junit FILE]
                       [--fail-on-inconclusive] [--allow-local-files]
     parley sensei compare BASELINE RUN [--json [FILE]] [--junit FILE] [--threshold X] [--fail-on-inconclusive]
+    parley sensei coverage --tracer DIR --run DIR [--json [FILE]] [--fail-on-unreached]
 
 A PROFILE may be a folder: every *.yml / *.yaml under it is a profile. Custom personalities and types are read
 from `personalities/` and `types/` folders next to the profile or one level up (the reference's project layout).
@@ -21,7 +22,7 @@ conversation failed, 1 some failed (or a profile has errors; with `--fail-on-inc
 inconclusive), 2 usage or configuration error. `--repeats K` runs each planned conversation K times with other simulator seeds (records
 `settings.repeat` and `settings.planned_index`), so `compare` can tell a flaky conversation from a broken one;
 `--replay FROM_DIR` re-tests with FROM_DIR's recorded LLM answers (`commands.replay`); `compare` is documented in
-`commands.compare`.
+`commands.compare`, `coverage` in `commands.coverage`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from commands.common import (
     write_junit,
 )
 from commands.compare import add_compare_parser
+from commands.coverage import add_coverage_parser
 from commands.replay import add_replay_arguments, finish_replay, replay_setup
 
 
@@ -100,6 +102,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.set_defaults(handler=report_errors(_run))
 
     add_compare_parser(actions)
+    add_coverage_parser(actions)
 
 
 def _add_local_files(parser: argparse.ArgumentParser) -> None:
@@ -249,13 +252,6 @@ def _run(args: argparse.Namespace) -> int:
     from engine.regression import MAX_REPEATS, Repeats
     from engine.sensei import run_profiles
 
-    replaying = replay_setup(args)  # every run records its LLM calls; --replay answers from another's
-    if replaying is None:
-        return EXIT_USAGE
-    if replaying.repeats > MAX_REPEATS:
-        sys.stderr.write(f"parley: --repeats is at most {MAX_REPEATS}\n")
-        return EXIT_USAGE
-    repeats = Repeats(replaying.repeats)
     if args.concurrency < 1:
         sys.stderr.write("parley: --concurrency must be at least 1\n")
         return EXIT_USAGE
@@ -276,6 +272,15 @@ def _run(args: argparse.Namespace) -> int:
     except ConnectorConfigError as exc:
         sys.stderr.write(f"parley: {exc.user_message}\n")
         return EXIT_USAGE
+    # Every run records its LLM calls; --replay answers from another's, normalising the connector's volatile
+    # patterns and --volatile's.
+    replaying = replay_setup(args, connector_config.volatile)
+    if replaying is None:
+        return EXIT_USAGE
+    if replaying.repeats > MAX_REPEATS:
+        sys.stderr.write(f"parley: --repeats is at most {MAX_REPEATS}\n")
+        return EXIT_USAGE
+    repeats = Repeats(replaying.repeats)
     guard = egress_guard_from_env()
     config = provider_config_from_args(args)
     from dataclasses import replace

@@ -207,6 +207,8 @@ SPECTACULAR_SETTINGS = {
         "ComparedGroupKindEnum": "engine.regression.compare.GROUP_KINDS",
         "ConversationStabilityEnum": "engine.regression.compare.STABILITIES",
         "ComparisonVerdictEnum": "engine.regression.compare.COMPARE_VERDICTS",
+        "ComparedGroupStatusEnum": "engine.security.compare.GROUP_STATUSES",
+        "ConversationVerdictEnum": "runs.conversation_list.VERDICTS",
     },
 }
 

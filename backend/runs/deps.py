@@ -33,7 +33,11 @@ def egress_guard() -> EgressGuard:
 
 
 def connector_config(connector: Connector) -> ConnectorConfig:
-    return ConnectorConfig(technology=connector.technology, params=connector.full_params())
+    return ConnectorConfig(
+        technology=connector.technology,
+        params=connector.full_params(),
+        volatile=list(connector.volatile or []),
+    )
 
 
 def project_budget(project: Project) -> Budget | None:

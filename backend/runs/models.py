@@ -25,6 +25,7 @@ class Run(models.Model):
         CHECK = "check", "Rule check"
         BENCH = "bench", "Evaluation bench"
         SECURITY = "security", "Security campaign"
+        PROFILE_DRAFT = "profile_draft", "Profile drafts"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

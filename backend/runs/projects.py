@@ -1,11 +1,21 @@
-"""Project-level views over runs: the model diff between two TRACER runs, and importing YAML in bulk."""
+"""Project-level views over runs: the model diff between two TRACER runs, and a project's YAML documents in bulk —
+exported as one zip (`profiles/`, `rules/`, `campaigns/`) and imported from one (that layout, a TRACER output
+folder or SENSEI project folders).
+
+An import stores profiles and rules as an upload does, valid or not; a security campaign must be valid, since a
+campaign run starts from it as it is: one invalid campaign refuses the whole archive with its file and line, and
+nothing of it is stored.
+"""
 
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 from typing import Any
 
+from django.db import transaction
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -17,9 +27,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs.models import Artefact, Run
-from workspace.models import Profile, Rule
+from workspace.models import Campaign, Profile, Rule
 from workspace.permissions import readable_projects, writable_projects
-from workspace.validation import validate_profile, validate_rule
+from workspace.validation import Validation, validate_campaign, validate_profile, validate_rule
 
 MAX_ENTRIES = 500
 MAX_UNCOMPRESSED = 20 * 1024 * 1024
@@ -122,7 +132,8 @@ class ImportView(APIView):
             }
         },
         responses={201: OpenApiTypes.OBJECT},
-        summary="Import a zip of profiles and rules (a TRACER output folder or SENSEI project folders)",
+        summary="Import a zip of profiles, rules and security campaigns (a project export, a TRACER output "
+        "folder or SENSEI project folders); an invalid campaign refuses the whole archive",
     )
     def post(self, request: Request, project_id: str) -> Response:
         project = get_object_or_404(readable_projects(request.user), pk=project_id)
@@ -136,15 +147,26 @@ class ImportView(APIView):
                 entries = _yaml_entries(archive)
         except zipfile.BadZipFile:
             raise exceptions.ValidationError({"file": ["This is not a zip archive."]}) from None
-        imported: dict[str, list[dict[str, Any]]] = {"profiles": [], "rules": [], "skipped": []}
+        imported: dict[str, list[dict[str, Any]]] = {
+            "profiles": [],
+            "rules": [],
+            "campaigns": [],
+            "skipped": [],
+        }
+        documents: list[tuple[str, str, str, Validation]] = []  # (kind, file, text, validation)
         for name, text in entries:
-            base = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-            lowered = f"/{name.lower()}"
-            if "/rules/" in lowered or (
-                text.lstrip().startswith(("name:", "description:")) and "oracle" in text
-            ):
-                checked = validate_rule(text)
-                Rule.objects.create(
+            kind = _kind_of(name, text)
+            if kind is None:
+                imported["skipped"].append({"file": name, "why": "neither a profile, a rule nor a campaign"})
+                continue
+            checked = VALIDATORS[kind](text)
+            if kind == "campaigns" and not checked.valid:
+                raise exceptions.ValidationError({"file": [_first_error(name, checked)]})
+            documents.append((kind, name, text, checked))
+        with transaction.atomic():
+            for kind, name, text, checked in documents:
+                base = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+                MODELS[kind].objects.create(
                     project=project,
                     name=(checked.name or base)[:200],
                     text=text,
@@ -152,18 +174,78 @@ class ImportView(APIView):
                     problems=checked.problems,
                     warnings=checked.warnings,
                 )
-                imported["rules"].append({"file": name, "valid": checked.valid})
-            elif "test_name" in text:
-                checked = validate_profile(text)
-                Profile.objects.create(
-                    project=project,
-                    name=(checked.name or base)[:200],
-                    text=text,
-                    valid=checked.valid,
-                    problems=checked.problems,
-                    warnings=checked.warnings,
-                )
-                imported["profiles"].append({"file": name, "valid": checked.valid})
-            else:
-                imported["skipped"].append({"file": name, "why": "neither a profile nor a rule"})
+                imported[kind].append({"file": name, "valid": checked.valid})
         return Response(imported, status=status.HTTP_201_CREATED)
+
+
+VALIDATORS = {"profiles": validate_profile, "rules": validate_rule, "campaigns": validate_campaign}
+MODELS: dict[str, Any] = {"profiles": Profile, "rules": Rule, "campaigns": Campaign}
+_TOP_LEVEL_ATTACKS = re.compile(r"^attacks\s*:", re.MULTILINE)
+
+
+def _kind_of(name: str, text: str) -> str | None:
+    """Which document a YAML file of an archive is: by its folder first, else by what it says."""
+    lowered = f"/{name.lower()}"
+    file_name = lowered.rsplit("/", 1)[-1]
+    if "/campaigns/" in lowered or file_name in ("security.yml", "security.yaml"):
+        return "campaigns"
+    if "/rules/" in lowered:
+        return "rules"
+    if "/profiles/" in lowered:
+        return "profiles"
+    if _TOP_LEVEL_ATTACKS.search(text):
+        return "campaigns"
+    if text.lstrip().startswith(("name:", "description:")) and "oracle" in text:
+        return "rules"
+    if "test_name" in text:
+        return "profiles"
+    return None
+
+
+def _first_error(name: str, checked: Validation) -> str:
+    problem = next((p for p in checked.problems if p["severity"] == "error"), None)
+    if problem is None:
+        return f"{name}: not a valid campaign; nothing was imported."
+    where = f"{name}, line {problem['line']}" if problem.get("line") else name
+    return f"{where}: {problem['message']} Nothing was imported."
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def _file_names(names: list[str]) -> list[str]:
+    """Safe, distinct file names for documents (names are free text and need not be unique)."""
+    taken: set[str] = set()
+    result = []
+    for name in names:
+        stem = _UNSAFE.sub("_", name).strip("._")[:100] or "untitled"
+        candidate, number = stem, 1
+        while candidate.lower() in taken:
+            number += 1
+            candidate = f"{stem}-{number}"
+        taken.add(candidate.lower())
+        result.append(f"{candidate}.yaml")
+    return result
+
+
+class ExportView(APIView):
+    """/api/projects/{id}/export/: the project's profiles, rules and campaigns as one zip, the layout the
+    import reads back."""
+
+    permission_classes = (AllowAny,)  # readable_projects decides
+
+    @extend_schema(
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+        summary="Export the project's profiles, rules and security campaigns as a zip (the import reads it back)",
+    )
+    def get(self, request: Request, project_id: str) -> HttpResponse:
+        project = get_object_or_404(readable_projects(request.user), pk=project_id)
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for folder, model in MODELS.items():
+                rows = list(model.objects.filter(project=project).order_by("name", "id"))
+                for row, file_name in zip(rows, _file_names([r.name for r in rows]), strict=True):
+                    archive.writestr(f"{folder}/{file_name}", row.text)
+        response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="parley-project-{project.pk}.zip"'
+        return response

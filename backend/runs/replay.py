@@ -2,6 +2,10 @@
 artefact, and a re-run of a SENSEI run against the current chatbot (`POST /api/runs/{id}/rerun/`) plans what
 the source run planned and answers each LLM call from the source's exchanges while the chatbot answers as it did
 (`engine.regression.replay`). The re-run's result says how many calls were saved and made.
+
+Both the recording and the re-run normalise the project connector's `volatile` patterns as they stand when the
+run starts; a pattern added after a run was recorded makes no difference to replaying that run's prompts that
+held such a value (their recorded keys were computed without it), only to later recordings.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.connectors.volatile import pattern_problem
 from engine.redact import Scrubber
 from engine.regression.replay import Exchange, Recording, Replay
 from runs.models import Artefact, Run
@@ -33,10 +38,18 @@ def _exchanges(content: Any) -> list[Exchange]:
     ]
 
 
+def volatile_patterns(run: Run) -> list[str]:
+    """The run's connector's volatile patterns (any that no longer passes the checks is left out)."""
+    project = run.project
+    stored = project.connector.volatile if project is not None else []
+    return [p for p in stored or [] if pattern_problem(p) is None] if isinstance(stored, list) else []
+
+
 def replay_for(run: Run) -> RunReplay:
+    patterns = volatile_patterns(run)
     source_id = run.input.get("replay_of")
     if not isinstance(source_id, int):
-        return RunReplay(Replay(), None, {})
+        return RunReplay(Replay(patterns=patterns), None, {})
     stored = dict(
         Artefact.objects.filter(
             run_id=source_id, name__in=[Artefact.Name.EXCHANGES, Artefact.Name.PLAN]
@@ -45,7 +58,7 @@ def replay_for(run: Run) -> RunReplay:
     recording = Recording(_exchanges(stored.get(Artefact.Name.EXCHANGES)))
     plan = stored.get(Artefact.Name.PLAN)
     memory = {k: plan[k] for k in ("planned_on", "any_values") if k in plan} if isinstance(plan, dict) else {}
-    return RunReplay(Replay(recording), source_id, memory)
+    return RunReplay(Replay(recording, patterns=patterns), source_id, memory)
 
 
 def save_replay(run: Run, replaying: RunReplay, scrub: Scrubber) -> dict[str, Any]:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from engine.bots.mutation import OPERATORS
 from engine.security import needs_model
 from engine.sensei import new_seed
+from runs.conversation_list import VERDICTS, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.secrets import address_scrubber
 from workspace.models import Campaign, Profile, Project, Rule
@@ -310,6 +312,19 @@ class RunEventSerializer(serializers.ModelSerializer[RunEvent]):
 
 
 class ConversationListSerializer(serializers.ModelSerializer[Conversation]):
+    """A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault)
+    and `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts)."""
+
+    verdict = serializers.SerializerMethodField()
+    verdict_reason = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.ChoiceField(choices=list(VERDICTS)))
+    def get_verdict(self, row: Conversation) -> str:
+        return row_verdict(row)[0]
+
+    def get_verdict_reason(self, row: Conversation) -> str:
+        return row_verdict(row)[1]
+
     class Meta:
         model = Conversation
         fields = (
@@ -318,6 +333,8 @@ class ConversationListSerializer(serializers.ModelSerializer[Conversation]):
             "index",
             "has_errors",
             "error_codes",
+            "verdict",
+            "verdict_reason",
             "turns",
             "duration_s",
             "cost_usd",

@@ -17,6 +17,7 @@ from engine.errors import ParleyError
 from engine.llm import list_models
 from runs import bookkeeping, deps, execution
 from runs.bookkeeping import run_task
+from runs.drafting import execute_profile_draft
 from runs.models import Run
 from runs.security import execute_security
 from workspace.models import Connector
@@ -71,6 +72,13 @@ def connector_test(run: Run) -> dict[str, Any]:
         deps.connector_config(connector), deps.egress_guard(), message=run.input["message"]
     )
     return result.model_dump(mode="json")
+
+
+@shared_task(name="runs.profile_draft", time_limit=900, soft_time_limit=870)
+@run_task
+def profile_draft(run: Run) -> dict[str, Any]:
+    """Drafts profiles for chosen functionalities with the project's LLM (a few calls; `runs.drafting`)."""
+    return execute_profile_draft(run)
 
 
 def _capped(task: Any, run_id: int, body: Callable[[Run], dict[str, Any]]) -> None:
@@ -128,6 +136,7 @@ JOBS = {
     Run.Kind.KEY_TEST: key_test,
     Run.Kind.KEY_MODELS: key_models,
     Run.Kind.CONNECTOR_TEST: connector_test,
+    Run.Kind.PROFILE_DRAFT: profile_draft,
 }
 
 

@@ -2,8 +2,10 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from runs.compare import BaselineView, CompareView, ProjectBaselineView, RerunView
+from runs.coverage import CoverageDraftView, CoverageView
 from runs.jobs import ConnectorTestView, KeyModelsView, KeyTestView
-from runs.projects import ImportView, ModelDiffView
+from runs.projects import ExportView, ImportView, ModelDiffView
+from runs.security_compare import SecurityCompareView
 from runs.streams import run_stream, runs_stream
 from runs.views import ProjectRunsView, RunViewSet
 
@@ -17,10 +19,14 @@ urlpatterns = [
     path("runs/<int:id>/baseline/", BaselineView.as_view(), name="run-baseline"),
     path("runs/<int:id>/compare/", CompareView.as_view(), name="run-compare"),
     path("runs/<int:id>/rerun/", RerunView.as_view(), name="run-rerun"),
+    path("runs/<int:id>/coverage/", CoverageView.as_view(), name="run-coverage"),
+    path("runs/<int:id>/coverage/drafts/", CoverageDraftView.as_view(), name="run-coverage-drafts"),
+    path("runs/<int:id>/security-compare/", SecurityCompareView.as_view(), name="run-security-compare"),
     path("projects/<int:project_id>/runs/", ProjectRunsView.as_view(), name="project-runs"),
     path("projects/<int:project_id>/baseline/", ProjectBaselineView.as_view(), name="project-baseline"),
     path("projects/<int:project_id>/diff/", ModelDiffView.as_view(), name="project-diff"),
     path("projects/<int:project_id>/import/", ImportView.as_view(), name="project-import"),
+    path("projects/<int:project_id>/export/", ExportView.as_view(), name="project-export"),
     # Live updates (Server-Sent Events): nginx routes /api/stream/ to the ASGI process.
     path("stream/runs/", runs_stream, name="runs-stream"),
     path("stream/runs/<int:run_id>/", run_stream, name="run-stream"),

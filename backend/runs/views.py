@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs import bookkeeping, exports, services, tasks
+from runs.conversation_list import VERDICTS, listed_conversations, with_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.secrets import address_scrubber
 from runs.serializers import (
@@ -215,6 +216,13 @@ class RunViewSet(
             OpenApiParameter("has_errors", bool, required=False),
             OpenApiParameter("error_code", int, required=False),
             OpenApiParameter(
+                "verdict",
+                str,
+                required=False,
+                enum=list(VERDICTS),
+                description="Only conversations with this verdict (only `failed` is a chatbot fault).",
+            ),
+            OpenApiParameter(
                 "record",
                 str,
                 required=False,
@@ -236,7 +244,11 @@ class RunViewSet(
             rows = rows.filter(has_errors=params["has_errors"] == "true")
         if params.get("error_code", "").isdigit():
             rows = rows.filter(error_codes__contains=[int(params["error_code"])])
-        page = self.paginate_queryset(rows)
+        if params.get("verdict"):
+            if params["verdict"] not in VERDICTS:
+                raise exceptions.ValidationError({"verdict": [f"One of: {', '.join(VERDICTS)}."]})
+            rows = with_verdict(rows, params["verdict"])
+        page = self.paginate_queryset(listed_conversations(rows))
         return self.get_paginated_response(ConversationListSerializer(page, many=True).data)
 
     @extend_schema(responses=ConversationSerializer, summary="One conversation with its transcript")

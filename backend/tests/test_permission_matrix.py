@@ -203,8 +203,10 @@ def expect(template, method, role, visibility):
             return {401, 404}
         return {404}
     # public project
-    if safe and template.endswith("/compare/"):
-        return {200, 400}  # 400: nothing to compare (the matrix's runs are TRACER runs without a baseline)
+    if safe and template.endswith(("/compare/", "/security-compare/", "/coverage/")):
+        # 400: nothing to compare (the matrix's runs are TRACER runs without a baseline, and no campaign runs);
+        # no coverage map (a TRACER run has none)
+        return {200, 400}
     if safe:
         return {200}
     if role == "anonymous":

@@ -5,7 +5,6 @@ against the in-process pizza bot and the fake OpenAI-compatible server."""
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 
 import httpx
@@ -238,9 +237,6 @@ def test_a_platform_run_repeats_each_conversation_and_compares_with_its_repeats(
         ).status_code
         == 400
     )
-    # The conversations were stored from SENSEI's worker threads, whose database connections close only when
-    # they are collected; collect them now, or the test database cannot be dropped at the end of the session.
-    gc.collect()
 
 
 def test_the_cli_compares_platform_runs_with_server(auth_api, project, monkeypatch, capsys):
@@ -296,4 +292,3 @@ def test_a_re_run_against_an_unchanged_chatbot_makes_no_llm_call(auth_api, proje
     outsider = APIClient()
     outsider.credentials(HTTP_AUTHORIZATION=f"Token {open_session(UserFactory())['token']}")
     assert outsider.post(f"/api/runs/{source.pk}/rerun/").status_code == 404
-    gc.collect()  # SENSEI's worker threads held database connections (see above)

@@ -1,4 +1,6 @@
 import { type APIRequestContext, expect, type Page, test, type TestInfo } from "@playwright/test";
+import { expectAccessible } from "./a11y";
+import { FAKE_LLM_CONTROL, FAKE_LLM_URL, scriptFakeLlm } from "./fake-llm";
 
 /**
  * The dashboards against the real stack (nginx, gunicorn, Celery, PostgreSQL, RabbitMQ, the fake OpenAI-compatible
@@ -8,131 +10,10 @@ import { type APIRequestContext, expect, type Page, test, type TestInfo } from "
  * public dashboards browsed.
  *
  * Set-up screens of the workspace (key, connector, project) are driven by `workspace.spec.ts`; here they are made
- * through the API so that this test is about the dashboards. Each screen is saved as a screenshot.
+ * through the API so that this test is about the dashboards. Each screen is saved as a screenshot and gets an
+ * accessibility check (axe: no serious or critical violation).
  */
-const FAKE_LLM_URL = process.env.PARLEY_FAKE_LLM_URL ?? "http://127.0.0.1:8093/v1";
-/** The fake server's control endpoints sit beside `/v1`. */
-const FAKE_LLM_CONTROL = FAKE_LLM_URL.replace(/\/v1\/?$/, "");
 const PASSWORD = "A long and unusual e2e passphrase 42";
-
-const SIZES = ["small", "medium", "large"];
-
-/**
- * What the fake LLM answers, per caller tag (`engine/llm/testing/script.py`), so that TRACER finds the pizza bot's
- * ordering steps in two categories, with a join (drinks follow either way of choosing a pizza), and writes two
- * profiles that SENSEI can play. Unscripted tags get schema-valid sample answers.
- */
-const LLM_SCRIPT: Record<string, unknown> = {
-  "tracer.probe": { json: { languages: ["English"], fallback: null } },
-  "tracer.explore": Array.from({ length: 8 }, () => [
-    "Order pizza and drinks",
-    "House pizza",
-    "large carbonara",
-    "Build your own",
-    "Questions about the shop",
-  ]).flat(),
-  "tracer.extract": [
-    {
-      json: {
-        functionalities: [
-          {
-            name: "show_main_menu",
-            description: "Greets the user and offers the main menu",
-            parameters: [],
-            outputs: [],
-          },
-          {
-            name: "choose_house_pizza",
-            description: "Asks for the size and the pizza from the menu",
-            parameters: [
-              { name: "size", description: "the pizza size", options: SIZES },
-              { name: "pizza", description: "the house pizza", options: ["margherita", "carbonara", "hawaiian"] },
-            ],
-            outputs: [],
-          },
-          {
-            name: "build_custom_pizza",
-            description: "Asks for the size and the toppings of a custom pizza",
-            parameters: [
-              { name: "size", description: "the pizza size", options: SIZES },
-              { name: "toppings", description: "the toppings", options: ["cheese", "ham", "olives"] },
-            ],
-            outputs: [],
-          },
-          {
-            name: "order_drinks",
-            description: "Offers drinks and confirms the order with its price",
-            parameters: [{ name: "drink", description: "the drink", options: ["coke", "lemonade", "water"] }],
-            outputs: [{ name: "price", description: "the total price of the order" }],
-          },
-          {
-            name: "answer_shop_questions",
-            description: "Answers questions about the shop",
-            parameters: [],
-            outputs: [],
-          },
-        ],
-      },
-    },
-    { json: { functionalities: [] } },
-  ],
-  "tracer.consolidate": { json: { verdicts: [] } },
-  "tracer.fallback": { json: { is_fallback: false } },
-  "tracer.classify": { json: { chatbot_type: "transactional" } },
-  "tracer.workflow": {
-    json: {
-      nodes: [
-        { name: "show_main_menu", parents: [], category: "Navigation" },
-        { name: "choose_house_pizza", parents: ["show_main_menu"], category: "Ordering" },
-        { name: "build_custom_pizza", parents: ["show_main_menu"], category: "Ordering" },
-        { name: "order_drinks", parents: ["choose_house_pizza", "build_custom_pizza"], category: "Ordering" },
-        { name: "answer_shop_questions", parents: ["show_main_menu"], category: "Navigation" },
-      ],
-    },
-  },
-  "tracer.group": {
-    json: {
-      profiles: [
-        {
-          name: "Pizza orderer",
-          role: "A customer who orders a house pizza and a drink.",
-          functionalities: ["choose_house_pizza", "order_drinks"],
-        },
-        {
-          name: "Curious customer",
-          role: "A customer with questions about the shop.",
-          functionalities: ["answer_shop_questions"],
-        },
-      ],
-    },
-  },
-  "tracer.profiles": {
-    json: {
-      goals: ["Ask for the available {{choice}} options", "Pick {{ choice }} and finish the order"],
-      variables: [{ name: "choice", source: "DS1", out_of_range: "something unusual" }],
-      context: ["You are in a hurry."],
-      outputs: [{ name: "confirmation", type: "string", description: "the final confirmation" }],
-    },
-  },
-  "sensei.user_turn": Array.from({ length: 60 }, () => [
-    "I want to order a pizza",
-    "House pizza",
-    "large <b>carbonara</b>",
-    "2",
-    "coke",
-  ]).flat(),
-  "sensei.extract": { json: { confirmation: "All done, thank you." } },
-};
-
-async function scriptFakeLlm(request: APIRequestContext) {
-  await request.post(`${FAKE_LLM_CONTROL}/_fake/reset`);
-  for (const [tag, replies] of Object.entries(LLM_SCRIPT)) {
-    const response = await request.post(`${FAKE_LLM_CONTROL}/_fake/script`, {
-      data: { tag, replies: Array.isArray(replies) ? replies : [replies] },
-    });
-    expect(response.ok(), `scripting ${tag}`).toBe(true);
-  }
-}
 
 test.afterAll(async ({ request }) => {
   // Later tests get the fake server's default answers again.
@@ -211,6 +92,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(tracerTable.getByRole("link", { name: `#${String(tracer.id)}` })).toBeVisible();
   await expect(tracerTable).toContainText("2 × 3");
   await snap(page, testInfo, "01-tracer-dashboard");
+  await expectAccessible(page, "the TRACER dashboard");
   await tracerTable.getByRole("link", { name: `#${String(tracer.id)}` }).click();
   await expect(page.getByRole("heading", { level: 1, name: `TRACER run #${String(tracer.id)}` })).toBeVisible();
   await snap(page, testInfo, "02-tracer-run");
@@ -226,6 +108,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(report.getByRole("heading", { name: "TRACER report" })).toBeVisible();
   await expect(report.getByRole("heading", { name: "Functionalities by category" })).toBeVisible();
   await snap(page, testInfo, "03-tracer-report");
+  await expectAccessible(page, "a TRACER report");
 
   // The graph: categories as groups; a click on a functionality shows its details.
   await page.getByRole("tab", { name: "Graph" }).click();
@@ -272,6 +155,24 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(details.getByRole("cell", { name: /toppings/ })).toBeVisible();
   await expect(details.getByText("olives", { exact: true })).toBeVisible();
   await snap(page, testInfo, "04-tracer-graph");
+  await expectAccessible(page, "a TRACER graph");
+
+  // The same model as a table: every functionality with its parameters and options, outputs and links.
+  const showAs = page.getByRole("radiogroup", { name: "Show the workflow as" });
+  await showAs.getByText("Table", { exact: true }).click();
+  const modelTable = page.getByRole("table", { name: "Workflow table" });
+  await expect(modelTable.getByRole("rowheader")).toHaveCount(5);
+  const drinks = modelTable.getByRole("row").filter({ has: page.getByRole("rowheader", { name: /Order drinks/ }) });
+  await expect(drinks).toContainText("join");
+  await expect(drinks).toContainText("drink: coke, lemonade, water");
+  await expect(drinks).toContainText("price (the total price of the order)");
+  await expect(drinks).toContainText("Choose house pizza");
+  await expect(drinks).toContainText("Build custom pizza");
+  await expect(page.getByRole("figure", { name: "Workflow graph" })).toHaveCount(0);
+  await snap(page, testInfo, "04b-tracer-model-table");
+  await expectAccessible(page, "a TRACER model table");
+  await showAs.getByText("Graph", { exact: true }).click();
+  await expect(page.getByRole("figure", { name: "Workflow graph" })).toBeVisible();
 
   // The exploration sessions, as chat logs.
   await page.getByRole("tab", { name: "Conversations" }).click();
@@ -282,6 +183,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await page.getByRole("tab", { name: "Profiles" }).click();
   await page.getByRole("button", { name: /valid/ }).first().click();
   await snap(page, testInfo, "06-tracer-profiles");
+  await expectAccessible(page, "a TRACER run's profiles");
   await page
     .getByRole("link", { name: /^Open .* in the editor$/ })
     .first()
@@ -292,6 +194,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await page.keyboard.press("ControlOrMeta+End");
   await page.keyboard.insertText("\n# Checked by the dashboards e2e test.\n");
   await expect(page.getByText("No problems found.")).toBeVisible({ timeout: 15_000 });
+  await expectAccessible(page, "the profile editor");
   const editorUrl = page.url();
   await page.getByRole("button", { name: "Save", exact: true }).click();
   await expect(page).not.toHaveURL(editorUrl);
@@ -310,6 +213,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   const senseiTable = page.getByRole("table", { name: "SENSEI runs" });
   await expect(senseiTable.getByRole("link", { name: `#${String(sensei.id)}` })).toBeVisible();
   await snap(page, testInfo, "08-sensei-dashboard");
+  await expectAccessible(page, "the SENSEI dashboard");
   await senseiTable.getByRole("link", { name: `#${String(sensei.id)}` }).click();
   await expect(page.getByRole("heading", { level: 1, name: `SENSEI run #${String(sensei.id)}` })).toBeVisible();
   await expect(page.getByText("succeeded").first()).toBeVisible({ timeout: 240_000 });
@@ -319,7 +223,22 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(page.getByRole("figure", { name: "Response times" })).toBeVisible();
   await expect(page.getByRole("figure", { name: "Cost per profile" })).toBeVisible();
   await expect(page.getByRole("table", { name: "Results per profile" })).toBeVisible();
+  // Verdicts where users look: each conversation's, a filter by verdict, and the counts in the runs table.
+  const conversationRows = page.getByRole("table", { name: "Conversations" });
+  await expect(conversationRows.getByRole("columnheader", { name: "Verdict" })).toBeVisible();
+  const shown = await conversationRows.getByRole("row").count();
+  const passedRows = await conversationRows
+    .getByRole("row")
+    .filter({ hasText: /\bpassed\b/ })
+    .count();
+  await page.getByRole("combobox", { name: "Verdict" }).click();
+  await page.getByRole("option", { name: "passed", exact: true }).click();
+  await expect(conversationRows.getByRole("row")).toHaveCount(passedRows > 0 ? passedRows + 1 : 2);
+  await page.getByRole("combobox", { name: "Verdict" }).click();
+  await page.getByRole("option", { name: "passed", exact: true }).click(); // a second pick clears the filter
+  await expect(conversationRows.getByRole("row")).toHaveCount(shown);
   await snap(page, testInfo, "09-sensei-run");
+  await expectAccessible(page, "a SENSEI run page");
   await page
     .getByRole("table", { name: "Conversations" })
     .getByRole("button", { name: /^Read conversation/ })
@@ -329,6 +248,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(conversation.getByRole("list", { name: "Transcript" })).toBeVisible();
   await expect(conversation.getByRole("table", { name: "Variable values" })).toBeVisible();
   await snap(page, testInfo, "10-sensei-conversation");
+  await expectAccessible(page, "a SENSEI conversation");
   await page.keyboard.press("Escape");
 
   // A rule: written in the editor from the template, deactivated and reactivated, checked on the SENSEI run;
@@ -343,6 +263,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(page.getByRole("textbox", { name: "Rule YAML" })).toContainText("name:");
   await expect(page.getByText("No problems found.")).toBeVisible({ timeout: 15_000 });
   await snap(page, testInfo, "11-rule-editor");
+  await expectAccessible(page, "the rule editor");
   await page.getByRole("button", { name: "Save rule" }).click();
   const rules = page.getByRole("table", { name: "Rules" });
   const active = rules.getByRole("switch", { name: /^Active:/ }).first();
@@ -355,6 +276,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await page.getByRole("option", { name: new RegExp(`^#${String(sensei.id)} `) }).click();
   await page.keyboard.press("Escape");
   await snap(page, testInfo, "12-rules");
+  await expectAccessible(page, "the rules page");
   await page.getByRole("button", { name: "Run checks" }).click();
   await expect(page.getByRole("heading", { name: /^Check run #\d+$/ })).toBeVisible();
   await expect(page.getByText("Results per rule")).toBeVisible();
@@ -364,6 +286,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
     .first()
     .click();
   await snap(page, testInfo, "13-check-results");
+  await expectAccessible(page, "check results");
   // A failing check's conversation opens in one click.
   const failingRule = page.getByRole("button", { name: /always_fails/ });
   if ((await failingRule.getAttribute("aria-expanded")) !== "true") await failingRule.click();
@@ -393,6 +316,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await benchForm.getByRole("textbox", { name: "Parallel conversations" }).fill("2");
   await benchForm.getByRole("textbox", { name: "Seed" }).fill("3");
   await snap(page, testInfo, "14-bench-start");
+  await expectAccessible(page, "the bench form");
   await benchForm.getByRole("button", { name: "Start the bench" }).click();
   await expect(page).toHaveURL(/\/bench\/\d+$/);
   const bench = { id: Number(/\/bench\/(\d+)$/.exec(page.url())?.[1]) };
@@ -403,6 +327,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(page.getByLabel("Measured with")).toContainText("model fake-model");
   await expect(page.getByRole("table", { name: "Kills per operator" })).toContainText("wrong-price-formula");
   await snap(page, testInfo, "15-bench-figures");
+  await expectAccessible(page, "a bench run");
   await page.getByRole("tab", { name: "Mutants" }).click();
   await expect(
     page.getByRole("table", { name: "Mutants", exact: true }).getByText("wrong-price-formula-", { exact: false }),
@@ -424,6 +349,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(projects.getByRole("link", { name: projectName })).toBeVisible();
   await expect(projects).not.toContainText(email);
   await snap(page, testInfo, "18-public-projects");
+  await expectAccessible(page, "the public projects, anonymously");
   await projects.getByRole("link", { name: projectName }).click();
   await expect(page.getByRole("heading", { name: projectName })).toBeVisible();
   await page
@@ -437,6 +363,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await page.getByRole("tab", { name: "Graph" }).click();
   await expect(page.getByRole("figure", { name: "Workflow graph" })).toBeVisible();
   await snap(page, testInfo, "19-public-tracer");
+  await expectAccessible(page, "a public TRACER run, anonymously");
 
   await page.getByRole("main").getByRole("link", { name: projectName }).click();
   await page.getByRole("tab", { name: "SENSEI" }).click();
@@ -450,6 +377,7 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(page.getByRole("button", { name: "Check rules" })).toHaveCount(0);
   await expect(page.getByRole("main")).not.toContainText(email);
   await snap(page, testInfo, "20-public-sensei");
+  await expectAccessible(page, "a public SENSEI run, anonymously");
 
   await page.getByRole("main").getByRole("link", { name: projectName }).click();
   await page.getByRole("tab", { name: "Bench" }).click();
@@ -463,4 +391,5 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await expect(page.getByRole("button", { name: "Delete run" })).toHaveCount(0);
   await expect(page.getByRole("main")).not.toContainText(email);
   await snap(page, testInfo, "21-public-bench");
+  await expectAccessible(page, "a public bench run, anonymously");
 });

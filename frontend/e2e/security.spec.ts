@@ -69,3 +69,78 @@ test("a campaign run shows the breach rate per attack and the quoted evidence", 
   await expect(attempt.getByRole("group", { name: "Evidence" })).toContainText("ZEBRA-7781");
   await expect(attempt.getByRole("group", { name: "Conversation" }).locator("mark")).toContainText("ZEBRA-7781");
 });
+
+async function finished(request: APIRequestContext, token: string, runId: number): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const response = await request.get(`/api/runs/${String(runId)}/`, {
+          headers: { Authorization: `Token ${token}` },
+        });
+        return ((await response.json()) as { status: string }).status;
+      },
+      { timeout: 90_000, intervals: [500, 1000] },
+    )
+    .toBe("succeeded");
+}
+
+test("two campaign runs compared: the chatbot that leaks now regressed, with the quotes", async ({ page, request }) => {
+  test.setTimeout(240_000);
+  const email = `${unique("security-compare")}@example.com`;
+  await page.goto("/signup");
+  await page.getByLabel("E-mail").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByLabel("Confirm password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account" }).click();
+  await expect(page.getByRole("banner").getByText(email)).toBeVisible();
+  const token = (await page.evaluate(() => window.sessionStorage.getItem("parley.token"))) ?? "";
+
+  const connectors: Record<string, number> = {};
+  for (const bot of ["guarded", "leaky"]) {
+    connectors[bot] = (
+      await post<{ id: number }>(request, token, "/api/connectors/", {
+        name: `${bot} bot`,
+        technology: "demo",
+        params: { bot },
+      })
+    ).id;
+  }
+  const project = await post<{ id: number }>(request, token, "/api/projects/", {
+    name: unique("Shop"),
+    connector: connectors.guarded,
+  });
+  const base = `/api/projects/${String(project.id)}`;
+  const campaign = await post<{ id: number }>(request, token, `${base}/campaigns/`, { text: CAMPAIGN });
+  // The baseline against the guarded bot; then the chatbot "changes" to the leaky one and the campaign runs again.
+  const before = await post<{ id: number }>(request, token, `${base}/runs/`, {
+    kind: "security",
+    campaign: campaign.id,
+  });
+  await finished(request, token, before.id);
+  const patched = await request.patch(`${base}/`, {
+    headers: { Authorization: `Token ${token}` },
+    data: { connector: connectors.leaky },
+  });
+  expect(patched.ok(), await patched.text()).toBe(true);
+  const after = await post<{ id: number }>(request, token, `${base}/runs/`, {
+    kind: "security",
+    campaign: campaign.id,
+  });
+  await finished(request, token, after.id);
+
+  await page.goto(`/security/runs/${String(after.id)}`);
+  await page.getByRole("link", { name: "Compare with another run" }).click();
+  await expect(
+    page.getByRole("heading", { level: 1, name: `Campaign run #${String(after.id)} compared` }),
+  ).toBeVisible();
+  await page.getByRole("combobox", { name: "Compare with" }).click();
+  await page.getByRole("option", { name: new RegExp(`^#${String(before.id)} `) }).click();
+
+  await expect(page.getByTestId("verdict")).toHaveText("regressed");
+  const table = page.getByRole("table", { name: "Breach rate per attack" });
+  await expect(table.getByRole("row", { name: /system_prompt_stealer/ })).toContainText("0 % (0/2)");
+  await expect(table.getByRole("row", { name: /system_prompt_stealer/ })).toContainText("100 % (2/2)");
+  const breached = page.getByRole("region", { name: "Newly breached" });
+  await expect(breached.getByRole("heading")).toHaveText("Newly breached (6)");
+  await expect(breached).toContainText("ZEBRA-7781");
+});

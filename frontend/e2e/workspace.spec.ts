@@ -157,7 +157,7 @@ test("from a new account to a first TRACER run", async ({ page }, testInfo) => {
   // warning, not a green success), with a link to its report.
   await expect(tracer.getByRole("link", { name: "Open the report" })).toBeVisible({ timeout: 120_000 });
   await expect(tracer.getByText("found nothing", { exact: true })).toBeVisible();
-  await tracer.getByRole("button", { name: /Close/ }).click();
+  await tracer.getByRole("button", { name: "Close (the run goes on)" }).click();
   // The page keeps showing the run (and would list any profiles TRACER wrote under "From TRACER run #…").
   await expect(page.getByRole("status", { name: "Run progress" })).toContainText("Stage: Done");
   await snap(page, testInfo, "11-tracer-finished");

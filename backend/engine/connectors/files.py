@@ -1,4 +1,6 @@
-"""Connector files: YAML with `technology: <name>` and that technology's parameters at the top level.
+"""Connector files: YAML with `technology: <name>` and that technology's parameters at the top level, and
+optionally `volatile:`, a list of regular expressions for values the chatbot changes in every conversation
+(`volatile.py`).
 
 Loading reports every problem with its line and column (ruamel.yaml keeps positions), so a user editing the
 file finds the spot at once. Export writes the same shape; secret parameters are left out unless asked for,
@@ -18,6 +20,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from engine.connectors.errors import ConnectorConfigError
 from engine.connectors.registry import ConnectorConfig, get_technology, validate_config
 from engine.connectors.technology import Location
+from engine.connectors.volatile import KEY as VOLATILE_KEY
 from engine.yamldata import plain
 from engine.yamlguard import YAMLRefused, load_yaml
 
@@ -71,10 +74,11 @@ def parse_connector_yaml(text: str, *, source: str = "connector file") -> Connec
         config = ConnectorConfig.from_mapping(plain(document))
         get_technology(config.technology)
     except ConnectorConfigError as exc:
-        line, column = locate(("technology",)) or (None, None)
+        field = exc.field if exc.field == VOLATILE_KEY else "technology"
+        line, column = locate((field,)) or (None, None)
         raise ConnectorConfigError(
             f"{source}: line {line}, column {column}: {exc.user_message}",
-            field="technology",
+            field=field,
             line=line,
             column=column,
         ) from None

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import threading
 from collections import deque
@@ -34,13 +35,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+import regex  # type: ignore[import-untyped]
 from pydantic import BaseModel, ValidationError
 
 from engine.llm import LLMClient
 from engine.llm.messages import Message, MessageLike, normalise
 from engine.llm.transport import Transport
 
+logger = logging.getLogger("engine.regression")
 RECORDING_FILE = "exchanges.jsonl"
+REGEX_TIMEOUT_S = 0.25  # per search of one caller's pattern in one prompt
 _BUILT_IN = (
     ("uuid", r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
     ("datetime", r"\b\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"),
@@ -55,23 +59,86 @@ _SAME_AS = {"number": "id"}  # one placeholder for ids with and without letters:
 
 
 class Normaliser:
-    """Replaces volatile values by placeholders (`<id>`, `<date>`…) and lists the values it replaced."""
+    """Replaces volatile values by placeholders (`<id>`, `<date>`, `<custom>`…) and lists the values it replaced.
+
+    The caller's patterns (a connector's `volatile`, the CLI's `--volatile`) come before the built-in ones: at
+    each place in the text, the leftmost value wins, and on a tie the caller's first pattern. They run with the
+    `regex` package's timeout: a pattern too slow on some text is given up for that text (its values are then
+    compared as they are — at worst an LLM call is not saved), never left to hang the run."""
 
     def __init__(self, patterns: Iterable[str] = ()) -> None:
-        custom = [(f"custom{i}", pattern) for i, pattern in enumerate(patterns)]
-        for _, pattern in custom:
-            re.compile(pattern)  # a bad pattern is refused now, not at the first call
-        self._pattern = re.compile("|".join(f"(?P<{name}>{p})" for name, p in [*custom, *_BUILT_IN]))
+        self._custom = []
+        for pattern in patterns:
+            try:
+                self._custom.append(
+                    regex.compile(pattern)
+                )  # a bad pattern is refused now, not at the first call
+            except regex.error as exc:
+                raise ValueError(
+                    f"volatile pattern `{pattern}`: not a valid regular expression ({exc})"
+                ) from None
+        self._built_in = re.compile("|".join(f"(?P<{name}>{p})" for name, p in _BUILT_IN))
+
+    @staticmethod
+    def _built_in_kind(match: re.Match[str]) -> str:
+        kind = match.lastgroup or "value"
+        return _SAME_AS.get(kind, kind)
 
     def __call__(self, text: str) -> tuple[str, list[str]]:
         found: list[str] = []
+        if not self._custom:
 
-        def placeholder(match: re.Match[str]) -> str:
+            def placeholder(match: re.Match[str]) -> str:
+                found.append(match.group(0))
+                return f"<{self._built_in_kind(match)}>"
+
+            return self._built_in.sub(placeholder, text), found
+        return self._with_custom(text, found), found
+
+    def _next_custom(self, index: int, text: str, pos: int) -> Any:
+        """The custom pattern's leftmost non-empty match at or after `pos`, or None (none, or too slow)."""
+        pattern = self._custom[index]
+        while pos <= len(text):
+            try:
+                match = pattern.search(text, pos, timeout=REGEX_TIMEOUT_S)
+            except TimeoutError:
+                logger.warning(
+                    "volatile pattern %r gave up: slower than %s s", pattern.pattern, REGEX_TIMEOUT_S
+                )
+                return None
+            if match is None or match.end() > match.start():
+                return match
+            pos = match.start() + 1
+        return None
+
+    def _with_custom(self, text: str, found: list[str]) -> str:
+        # Each pattern's next match is kept and searched again only once the text before it has been consumed.
+        upcoming: list[Any] = [self._next_custom(i, text, 0) for i in range(len(self._custom))]
+        built_in = self._built_in.search(text)
+        pieces: list[str] = []
+        pos = 0
+        while True:
+            for i, match in enumerate(upcoming):
+                if match is not None and match.start() < pos:
+                    upcoming[i] = self._next_custom(i, text, pos)
+            if built_in is not None and built_in.start() < pos:
+                built_in = self._built_in.search(text, pos)
+            candidates = [(m.start(), i) for i, m in enumerate(upcoming) if m is not None]
+            if built_in is not None:
+                candidates.append((built_in.start(), len(upcoming)))
+            if not candidates:
+                break
+            _, winner = min(candidates)
+            if winner < len(upcoming):
+                match, placeholder = upcoming[winner], "<custom>"
+            else:
+                assert built_in is not None
+                match, placeholder = built_in, f"<{self._built_in_kind(built_in)}>"
+            pieces += [text[pos : match.start()], placeholder]
             found.append(match.group(0))
-            kind = (match.lastgroup or "value").rstrip("0123456789")
-            return f"<{_SAME_AS.get(kind, kind)}>"
-
-        return self._pattern.sub(placeholder, text), found
+            pos = match.end()
+        pieces.append(text[pos:])
+        return "".join(pieces)
 
 
 @dataclass

@@ -7,13 +7,21 @@
 - `prompts`: what the LLM is asked (tasks, rewording, warm-up user, escalating attacker, judge);
 - `detectors` and `oracles`: what decides `breached` / `resisted` / `inconclusive` / `error`;
 - `delivery` and `runner`: the conversations and the one entry point `run_campaign`;
-- `plan`: attempts and a cost ceiling before running; `report`: breach rates with Wilson intervals.
+- `plan`: attempts and a cost ceiling before running; `report`: breach rates with Wilson intervals;
+- `compare`: two runs of a campaign compared (breach rates per attack and delivery mode, newly breached attempts).
 
 A breach is only ever stated with words quoted from the chatbot's reply, checked to be there (D27).
 """
 
 from engine.security.campaign import ATTACK_NAMES, ORACLE_NAMES, AttackSpec, Campaign, Delivery, OracleSpec
 from engine.security.catalogue import STRATEGIES, Strategy
+from engine.security.compare import (
+    SecurityCompareInputError,
+    SecurityComparison,
+    compare_campaigns,
+    comparison_text,
+    load_results,
+)
 from engine.security.delivery import Identity, identity_from_profile
 from engine.security.loading import CampaignLoad, Problem, dump_campaign, load_campaign
 from engine.security.plan import CampaignPlan, plan_campaign
@@ -48,13 +56,18 @@ __all__ = [
     "Identity",
     "OracleSpec",
     "Problem",
+    "SecurityCompareInputError",
+    "SecurityComparison",
     "Strategy",
     "TranscriptTurn",
     "Verdict",
     "campaign_json_schema",
+    "compare_campaigns",
+    "comparison_text",
     "dump_campaign",
     "identity_from_profile",
     "load_campaign",
+    "load_results",
     "needs_model",
     "plan_campaign",
     "render_table",

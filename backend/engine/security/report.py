@@ -7,24 +7,19 @@ attempts are shown beside it and never counted either way, so a chatbot that was
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from engine.regression import stats
 from engine.security.records import VERDICTS, AttemptRecord
 
-Z95 = 1.959964
 
-
-def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
-    """The Wilson score interval of a proportion, or None without trials."""
+def wilson(successes: int, trials: int) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion (`engine.regression.stats`, rounded), or None without trials."""
     if trials <= 0:
         return None
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return round(max(0.0, centre - margin), 4), round(min(1.0, centre + margin), 4)
+    rate = stats.wilson(successes, trials)
+    return round(rate.low, 4), round(rate.high, 4)
 
 
 def _row(records: list[AttemptRecord]) -> dict[str, Any]:

@@ -3,6 +3,10 @@ short run, started by `runs.jobs`).
 
 Secret parameters (as each technology declares them) are encrypted on save and never returned: responses list
 only which secrets are set. On update, an omitted or empty secret keeps its stored value.
+
+`volatile` lists regular expressions of values the chatbot changes in every conversation; a re-run against the
+current chatbot normalises them away before deciding that a reply changed (D24). Each pattern is checked on
+save (`engine.connectors.volatile`): a bad one is a 400 naming it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from engine.connectors import (
     validate_config,
 )
 from engine.connectors.files import parse_connector_yaml
+from engine.connectors.volatile import MAX_PATTERN_LENGTH, MAX_PATTERNS, check_volatile
 from workspace.models import Connector
 
 
@@ -49,6 +54,14 @@ class ConnectorSerializer(serializers.ModelSerializer[Connector]):
         max_length=1024 * 1024,
         help_text="Alternatively, a connector file (technology and parameters at the top level).",
     )
+    volatile = serializers.ListField(
+        child=serializers.CharField(max_length=MAX_PATTERN_LENGTH, trim_whitespace=False),
+        required=False,
+        max_length=MAX_PATTERNS,
+        help_text="Regular expressions of values the chatbot changes in every conversation (a ticket number, a "
+        "session code), besides the built-in UUIDs, dates, times and ids: a re-run normalises them before "
+        "comparing replies.",
+    )
     secrets_set = serializers.ListField(child=serializers.CharField(), source="secret_names", read_only=True)
     projects = serializers.SerializerMethodField()
 
@@ -59,6 +72,7 @@ class ConnectorSerializer(serializers.ModelSerializer[Connector]):
             "name",
             "technology",
             "params",
+            "volatile",
             "yaml",
             "secrets_set",
             "projects",
@@ -87,6 +101,7 @@ class ConnectorSerializer(serializers.ModelSerializer[Connector]):
             except ConnectorConfigError as exc:
                 raise exceptions.ValidationError({"yaml": [exc.user_message]}) from None
             attrs["technology"], attrs["params"] = parsed.technology, parsed.params
+            attrs.setdefault("volatile", parsed.volatile)
         technology = attrs.get("technology") or (self.instance.technology if self.instance else None)
         if not technology:
             raise exceptions.ValidationError({"technology": ["Choose a technology."]})
@@ -104,6 +119,12 @@ class ConnectorSerializer(serializers.ModelSerializer[Connector]):
             validate_config(ConnectorConfig(technology=technology, params={**plain, **secrets}))
         except ConnectorConfigError as exc:
             raise _config_error(exc) from None
+        if "volatile" in attrs:
+            try:
+                attrs["volatile"] = check_volatile(attrs["volatile"])
+            except ConnectorConfigError as exc:
+                message = exc.user_message.removeprefix("volatile: ")
+                raise exceptions.ValidationError({"volatile": [message[:1].upper() + message[1:]]}) from None
         attrs.update(technology=technology, params=plain, secrets=secrets)
         return attrs
 

@@ -17,7 +17,10 @@ export interface ConversationFilters {
   profile?: string | null;
   hasErrors?: boolean | null;
   errorCode?: number | null;
+  verdict?: ConversationVerdict | null;
 }
+
+export type ConversationVerdict = ConversationRow["verdict"];
 
 export const conversationKeys = {
   run: runKeys.conversations,
@@ -26,10 +29,17 @@ export const conversationKeys = {
 };
 
 export function getConversationsPage(runId: number, filters: ConversationFilters, signal?: AbortSignal) {
-  const query: { page: number; profile?: string; has_errors?: boolean; error_code?: number } = { page: filters.page };
+  const query: {
+    page: number;
+    profile?: string;
+    has_errors?: boolean;
+    error_code?: number;
+    verdict?: ConversationVerdict;
+  } = { page: filters.page };
   if (filters.profile) query.profile = filters.profile;
   if (filters.hasErrors !== undefined && filters.hasErrors !== null) query.has_errors = filters.hasErrors;
   if (filters.errorCode !== undefined && filters.errorCode !== null) query.error_code = filters.errorCode;
+  if (filters.verdict) query.verdict = filters.verdict;
   return unwrap(api.GET("/api/runs/{id}/conversations/", { params: { path: { id: runId }, query }, signal }));
 }
 

@@ -6,6 +6,7 @@
  * shape is read with a runtime check: a field that does not look right is shown as missing rather than trusted.
  */
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { isBlob, saveBlob } from "../lib/save-blob";
 import { api, settle, unwrap, unwrapEmpty } from "./client";
 import { toApiError } from "./errors";
 import { collectPages } from "./pagination";
@@ -150,6 +151,7 @@ export interface SenseiSummary {
   conversations: number | null;
   withErrors: number | null;
   /** Verdicts (`engine/sensei/verdicts.py`): only `failed` is a chatbot failure; null for runs before verdicts. */
+  passed: number | null;
   failed: number | null;
   inconclusive: number | null;
   /** Share of conclusive conversations that passed (0…1) — inconclusive ones left out; for runs before
@@ -174,6 +176,7 @@ export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSu
     profiles,
     conversations,
     withErrors,
+    passed,
     failed,
     inconclusive: num(result.inconclusive),
     passRate:
@@ -227,6 +230,10 @@ export interface ProfileStats {
   profile: string;
   conversations: number;
   withErrors: number;
+  /** The profile's verdict counts (zero for runs before verdicts, whose run-level `verdicts` is null). */
+  passed: number;
+  failed: number;
+  inconclusive: number;
   costUsd: number;
 }
 
@@ -307,6 +314,9 @@ export function readRunStats(body: unknown): RunStats {
       profile: str(row.profile),
       conversations: num(row.conversations) ?? 0,
       withErrors: num(row.with_errors) ?? 0,
+      passed: num(row.passed) ?? 0,
+      failed: num(row.failed) ?? 0,
+      inconclusive: num(row.inconclusive) ?? 0,
       costUsd: num(row.cost_usd) ?? 0,
     })),
     responseTimes: {
@@ -361,21 +371,8 @@ export async function downloadExport(runId: number, format: ExportFormat): Promi
   const { data, error, response } = await settle(
     api.GET("/api/runs/{id}/export/{fmt}/", { params: { path: { id: runId, fmt: format } }, parseAs: "blob" }),
   );
-  if (!response.ok || !(data instanceof Blob)) throw toApiError(response, error);
-  const url = URL.createObjectURL(data);
-  try {
-    const link = document.createElement("a");
-    link.href = url;
-    link.download = `parley-run-${String(runId)}.${EXTENSIONS[format]}`;
-    document.body.append(link);
-    link.click();
-    link.remove();
-  } finally {
-    // Let the browser start the download before the URL goes away.
-    setTimeout(() => {
-      URL.revokeObjectURL(url);
-    }, 10_000);
-  }
+  if (!response.ok || !isBlob(data)) throw toApiError(response, error);
+  saveBlob(data, `parley-run-${String(runId)}.${EXTENSIONS[format]}`);
 }
 
 export function useDownloadExport() {

@@ -517,6 +517,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the project's profiles, rules and security campaigns as a zip (the import reads it back)
+         * @description /api/projects/{id}/export/: the project's profiles, rules and campaigns as one zip, the layout the
+         *     import reads back.
+         */
+        get: operations["projects_export_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/projects/{project_id}/import/": {
         parameters: {
             query?: never;
@@ -526,7 +547,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import a zip of profiles and rules (a TRACER output folder or SENSEI project folders) */
+        /** Import a zip of profiles, rules and security campaigns (a project export, a TRACER output folder or SENSEI project folders); an invalid campaign refuses the whole archive */
         post: operations["projects_import_create"];
         delete?: never;
         options?: never;
@@ -946,6 +967,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/coverage/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Coverage map: which TRACER functionalities the run's conversations reached, and failed at
+         * @description /api/runs/{id}/coverage/: the run's conversations over a TRACER graph.
+         */
+        get: operations["runs_coverage_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/coverage/drafts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft SENSEI profiles for chosen functionalities of the TRACER graph (a short run)
+         * @description /api/runs/{id}/coverage/drafts/: draft profiles for functionalities the run did not reach.
+         */
+        post: operations["runs_coverage_drafts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/rerun/": {
         parameters: {
             query?: never;
@@ -960,6 +1021,26 @@ export interface paths {
          * @description /api/runs/{id}/rerun/: the same SENSEI run again, against the chatbot as it is now, replayed.
          */
         post: operations["runs_rerun_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/security-compare/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two security campaign runs: verdict, breach rates, newly breached attempts
+         * @description /api/runs/{id}/security-compare/: a campaign run against another run of the same project.
+         */
+        get: operations["runs_security_compare_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1179,10 +1260,73 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        /** @description One attempt as the comparison shows it; `quotes` are the chatbot's words its verdict rests on. */
+        AttemptBrief: {
+            id: string;
+            attack_id: string;
+            attack: string;
+            index: number;
+            delivery: string;
+            verdict: string;
+            /** @default  */
+            because: string;
+            quotes: string[];
+        };
+        /** @description An attempt found in both runs (same attack, delivery and index) whose verdict changed. */
+        AttemptChange: {
+            attack_id: string;
+            delivery: string;
+            index: number;
+            baseline: components["schemas"]["AttemptBrief"];
+            run: components["schemas"]["AttemptBrief"];
+        };
         Baseline: {
             project: number;
             /** @description The baseline run, or null when there is none. */
             run: number | null;
+        };
+        /** @description The breach rate of the run minus the baseline's, with Newcombe's 95 % interval. */
+        BreachChange: {
+            /** @default null */
+            delta: number | null;
+            /** @default null */
+            low: number | null;
+            /** @default null */
+            high: number | null;
+        };
+        /** @description The breach rate of one group (all attempts, one attack or one delivery mode) on both sides. */
+        BreachGroup: {
+            kind: components["schemas"]["BreachGroupKindEnum"];
+            name: string;
+            baseline: components["schemas"]["BreachSide"];
+            run: components["schemas"]["BreachSide"];
+            change: components["schemas"]["BreachChange"];
+            status: components["schemas"]["ComparedGroupStatusEnum"];
+            /** @default  */
+            why: string;
+        };
+        /** @enum {string} */
+        BreachGroupKindEnum: "overall" | "attack" | "delivery";
+        /** @description One run's attempts in a group: the verdict counts and the breach rate with its Wilson interval. */
+        BreachSide: {
+            /** @default 0 */
+            attempts: number;
+            /** @default 0 */
+            breached: number;
+            /** @default 0 */
+            resisted: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            error: number;
+            /** @default 0 */
+            decided: number;
+            /** @default null */
+            rate: number | null;
+            /** @default 0 */
+            low: number;
+            /** @default 1 */
+            high: number;
         };
         Campaign: {
             readonly id: number;
@@ -1370,6 +1514,8 @@ export interface components {
             params?: {
                 [key: string]: unknown;
             };
+            /** @description Regular expressions of values the chatbot changes in every conversation (a ticket number, a session code), besides the built-in UUIDs, dates, times and ids: a re-run normalises them before comparing replies. */
+            volatile?: string[];
             readonly secrets_set: string[];
             readonly projects: string[];
             /** Format: date-time */
@@ -1384,6 +1530,8 @@ export interface components {
             params?: {
                 [key: string]: unknown;
             };
+            /** @description Regular expressions of values the chatbot changes in every conversation (a ticket number, a session code), besides the built-in UUIDs, dates, times and ids: a re-run normalises them before comparing replies. */
+            volatile?: string[];
             /** @description Alternatively, a connector file (technology and parameters at the top level). */
             yaml?: string;
         };
@@ -1406,12 +1554,18 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /**
+         * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault)
+         *     and `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts).
+         */
         Conversation: {
             readonly id: number;
             readonly profile: string;
             readonly index: number;
             readonly has_errors: boolean;
             readonly error_codes: unknown;
+            readonly verdict: components["schemas"]["ConversationVerdictEnum"];
+            readonly verdict_reason: string;
             readonly turns: number;
             /** Format: double */
             readonly duration_s: number | null;
@@ -1421,12 +1575,18 @@ export interface components {
             readonly created_at: string;
             readonly record: unknown;
         };
+        /**
+         * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault)
+         *     and `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts).
+         */
         ConversationList: {
             readonly id: number;
             readonly profile: string;
             readonly index: number;
             readonly has_errors: boolean;
             readonly error_codes: unknown;
+            readonly verdict: components["schemas"]["ConversationVerdictEnum"];
+            readonly verdict_reason: string;
             readonly turns: number;
             /** Format: double */
             readonly duration_s: number | null;
@@ -1437,8 +1597,35 @@ export interface components {
         };
         /** @enum {string} */
         ConversationStabilityEnum: "passed" | "failed" | "flaky" | "inconclusive";
+        /**
+         * @description * `passed` - passed
+         *     * `failed` - failed
+         *     * `inconclusive` - inconclusive
+         * @enum {string}
+         */
+        ConversationVerdictEnum: "passed" | "failed" | "inconclusive";
         ConvertedCampaign: {
             text: string;
+        };
+        CoverageEvidence: {
+            conversation: string;
+            turn: number;
+            words: string[];
+        };
+        CoverageNode: {
+            name: string;
+            label: string;
+            description: string;
+            parents: string[];
+            /** @description False: no distinctive word, reached is not decidable. */
+            decidable: boolean;
+            /** @description Conversations with a chatbot reply that matched it. */
+            reached: number;
+            /** @description Failed conversations whose fault was placed here. */
+            failed: number;
+            /** @description Replies that decided it (a few). */
+            evidence: components["schemas"]["CoverageEvidence"][];
+            failed_conversations: string[];
         };
         Csrf: {
             /** @description Send as the X-CSRFToken header; also set as the csrftoken cookie. */
@@ -1446,6 +1633,10 @@ export interface components {
         };
         DocumentTemplate: {
             text: string;
+        };
+        DraftRequestRequest: {
+            functionalities: string[];
+            tracer?: number;
         };
         Health: {
             status: components["schemas"]["HealthStatusEnum"];
@@ -1700,6 +1891,8 @@ export interface components {
             params?: {
                 [key: string]: unknown;
             };
+            /** @description Regular expressions of values the chatbot changes in every conversation (a ticket number, a session code), besides the built-in UUIDs, dates, times and ids: a re-run normalises them before comparing replies. */
+            volatile?: string[];
             /** @description Alternatively, a connector file (technology and parameters at the top level). */
             yaml?: string;
         };
@@ -1963,6 +2156,23 @@ export interface components {
             baseline_run: number;
             run: number;
         };
+        RunCoverage: {
+            run: number;
+            tracer_run: number;
+            /** @description The TRACER run's graph (as its `graph` artefact). */
+            graph: unknown;
+            method: string;
+            method_note: string;
+            /** @description False when no reply matched any functionality: nothing is called unreached. */
+            decided: boolean;
+            conversations: number;
+            reached_none: number;
+            failed_unplaced: number;
+            nodes: components["schemas"]["CoverageNode"][];
+            unreached: string[];
+            undecidable: string[];
+            notes: string[];
+        };
         RunEvent: {
             readonly id: number;
             readonly type: components["schemas"]["TypeEnum"];
@@ -1984,9 +2194,10 @@ export interface components {
          *     * `check` - Rule check
          *     * `bench` - Evaluation bench
          *     * `security` - Security campaign
+         *     * `profile_draft` - Profile drafts
          * @enum {string}
          */
-        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check" | "bench" | "security";
+        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check" | "bench" | "security" | "profile_draft";
         /**
          * @description * `tracer` - tracer
          *     * `sensei` - sensei
@@ -2016,6 +2227,27 @@ export interface components {
             mutants_per_operator?: number;
             /** @description Security: the campaign to run. */
             campaign?: number;
+        };
+        /** @description A comparison of two campaign runs of the platform: the engine's document and the two run ids. */
+        RunSecurityComparison: {
+            verdict: components["schemas"]["ComparisonVerdictEnum"];
+            reasons: string[];
+            threshold: number;
+            baseline_label: string;
+            run_label: string;
+            overall: components["schemas"]["BreachGroup"];
+            attacks: components["schemas"]["BreachGroup"][];
+            deliveries: components["schemas"]["BreachGroup"][];
+            newly_breached: components["schemas"]["AttemptChange"][];
+            newly_resisted: components["schemas"]["AttemptChange"][];
+            inconclusive: components["schemas"]["UndecidedAttempts"];
+            errors: components["schemas"]["UndecidedAttempts"];
+            matched: number;
+            baseline_only: number;
+            run_only: number;
+            notes: string[];
+            baseline_run: number;
+            run: number;
         };
         /**
          * @description * `queued` - Queued
@@ -2099,6 +2331,11 @@ export interface components {
          * @enum {string}
          */
         TypeEnum: "stage" | "progress" | "message" | "conversation" | "functionality" | "log" | "warning";
+        /** @description Attempts of each side that decided nothing, with why (the first 200 of each). */
+        UndecidedAttempts: {
+            baseline: components["schemas"]["AttemptBrief"][];
+            run: components["schemas"]["AttemptBrief"][];
+        };
         User: {
             readonly id: number;
             /**
@@ -3161,6 +3398,27 @@ export interface operations {
             };
         };
     };
+    projects_export_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+        };
+    };
     projects_import_create: {
         parameters: {
             query?: never;
@@ -3886,7 +4144,7 @@ export interface operations {
             query?: {
                 created_after?: string;
                 created_before?: string;
-                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "security" | "sensei" | "tracer";
+                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "security" | "sensei" | "tracer";
                 ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -3961,7 +4219,7 @@ export interface operations {
             query?: {
                 created_after?: string;
                 created_before?: string;
-                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "security" | "sensei" | "tracer";
+                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "security" | "sensei" | "tracer";
                 ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -4054,6 +4312,55 @@ export interface operations {
             };
         };
     };
+    runs_coverage_retrieve: {
+        parameters: {
+            query?: {
+                /** @description Default: the project's latest finished TRACER run. */
+                tracer?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunCoverage"];
+                };
+            };
+        };
+    };
+    runs_coverage_drafts_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DraftRequestRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
     runs_rerun_create: {
         parameters: {
             query?: never;
@@ -4071,6 +4378,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    runs_security_compare_retrieve: {
+        parameters: {
+            query: {
+                /** @description The campaign run to compare with. */
+                baseline: number;
+                /** @description Smallest change that counts. */
+                threshold?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunSecurityComparison"];
                 };
             };
         };
@@ -4202,6 +4535,8 @@ export interface operations {
                 profile?: string;
                 /** @description A conversation's record id (what check results name): that conversation only. */
                 record?: string;
+                /** @description Only conversations with this verdict (only `failed` is a chatbot fault). */
+                verdict?: "failed" | "inconclusive" | "passed";
             };
             header?: never;
             path: {

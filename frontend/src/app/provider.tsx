@@ -6,7 +6,7 @@ import { Notifications } from "@mantine/notifications";
 import { type QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { AuthSessionEffects } from "./AuthSessionEffects";
-import { theme } from "./theme";
+import { cssVariablesResolver, theme } from "./theme";
 
 interface AppProviderProps {
   queryClient: QueryClient;
@@ -16,7 +16,7 @@ interface AppProviderProps {
 /** Everything a screen needs around it: theme, notifications, server-state cache, session effects. */
 export function AppProvider({ queryClient, children }: AppProviderProps) {
   return (
-    <MantineProvider theme={theme} defaultColorScheme="auto">
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto">
       <Notifications position="top-right" limit={3} />
       <QueryClientProvider client={queryClient}>
         <AuthSessionEffects />

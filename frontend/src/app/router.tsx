@@ -23,6 +23,8 @@ const securityPage = () =>
   import("../pages/security/SecurityPage").then((module) => ({ Component: module.SecurityPage }));
 const securityRun = () =>
   import("../pages/security/SecurityRunPage").then((module) => ({ Component: module.SecurityRunPage }));
+const securityCompare = () =>
+  import("../pages/security/SecurityComparePage").then((module) => ({ Component: module.SecurityComparePage }));
 const profileEditor = () =>
   import("../pages/test-center/ProfileEditorPage").then((module) => ({ Component: module.ProfileEditorPage }));
 
@@ -63,6 +65,7 @@ export const routes: RouteObject[] = [
               ...dashboardRoutes,
               { path: "security", lazy: securityPage },
               { path: "security/runs/:runId", lazy: securityRun },
+              { path: "security/runs/:runId/compare", lazy: securityCompare },
             ],
           },
         ],

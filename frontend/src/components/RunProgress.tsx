@@ -136,6 +136,8 @@ function RunLog({ events, live }: { events: RunEvent[]; live: boolean }) {
       <ScrollArea.Autosize
         mah={320}
         viewportRef={viewport}
+        // Scrollable from the keyboard too: the viewport takes the focus, and says what it holds.
+        viewportProps={{ tabIndex: 0, role: "region", "aria-label": "Log lines" }}
         onScrollPositionChange={({ y }) => {
           const element = viewport.current;
           if (element) setFollow(element.scrollHeight - element.clientHeight - y < 24);

@@ -47,6 +47,8 @@ const LINK_AND_IMAGE: Components = {
     </Table>
   ),
   code: ({ children, className }) => <Code className={className}>{children}</Code>,
+  // A code block may scroll sideways: it takes the keyboard focus so that it can be scrolled without a mouse.
+  pre: ({ children }) => <pre tabIndex={0}>{children}</pre>,
 };
 
 /** In a chat bubble: paragraphs and headings at the bubble's text size, no large titles. */

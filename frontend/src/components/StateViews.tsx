@@ -7,7 +7,7 @@ import { ApiError } from "../api/errors";
 export function LoadingState({ label = "Loading" }: { label?: string }) {
   return (
     <Center py="xl">
-      <Loader aria-label={label} />
+      <Loader role="status" aria-label={label} />
     </Center>
   );
 }

@@ -155,3 +155,66 @@ def test_a_run_with_a_model_writes_tasks_with_it_and_invents_no_breach(files, ca
     generated = [a for a in document["attempts"] if a["attack"] == "typoglycemia_attack"]
     assert generated and all(a["source"] == "llm" for a in generated)
     assert code == (1 if document["totals"]["inconclusive"] or document["totals"]["error"] else 0)
+
+
+# -- compare ----------------------------------------------------------------------------------------------------
+
+
+def compare(files: Path, baseline: str, run_dir: str, *extra: str) -> int:
+    return main(["security", "compare", str(files / baseline), str(files / run_dir), *extra])
+
+
+def test_compare_exits_1_when_the_chatbot_became_easier_to_break(files, capsys):
+    assert run(files, "guarded", "--no-llm", "--seed", "5") == 0
+    assert run(files, "leaky", "--no-llm", "--seed", "5") == 1
+    capsys.readouterr()
+
+    junit = files / "compare.xml"
+    assert compare(files, "guarded", "leaky", "--junit", str(junit)) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("REGRESSED:") and "newly breached (10)" in out and "ZEBRA-7781" in out
+    suite = ET.parse(junit).getroot().find("testsuite")
+    failures = {case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None}
+    assert "all attempts" in failures and "system_prompt_stealer" in failures
+    assert "> " in suite.find("testcase/failure").text  # the evidence: the chatbot's words
+
+    # The reverse is an improvement, the same folder twice unchanged: both pass the gate.
+    assert compare(files, "leaky", "guarded", "--json") == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["verdict"] == "improved" and len(document["newly_resisted"]) == 10
+    assert compare(files, "leaky", "leaky") == 0
+    assert capsys.readouterr().out.startswith("UNCHANGED:")
+
+
+def test_compare_of_an_inconclusive_change_passes_unless_told_otherwise(tmp_path, capsys):
+    from engine.security import AttemptRecord
+
+    for name, verdict in (("before", "resisted"), ("after", "breached")):
+        record = AttemptRecord(
+            id="amnesia#0",
+            attack="amnesia",
+            attack_id="amnesia",
+            index=0,
+            delivery="direct",
+            verdict=verdict,
+            because="test",
+        )
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "attempts.jsonl").write_text(record.model_dump_json() + "\n")
+
+    assert compare(tmp_path, "before", "after") == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("INCONCLUSIVE:") and "too few attempts" in captured.err
+    assert compare(tmp_path, "before", "after", "--fail-on-inconclusive") == 1
+
+
+def test_compare_exits_2_on_unreadable_input(files, capsys):
+    assert compare(files, "nowhere", "guarded") == 2
+    assert "nowhere: no such folder or file" in capsys.readouterr().err
+    (files / "broken").mkdir()
+    (files / "broken" / "security.json").write_text("{")
+    assert compare(files, "broken", "broken") == 2
+    assert "not JSON" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        compare(files, "a", "b", "--threshold", "2")
+    assert exited.value.code == 2

@@ -92,18 +92,29 @@ function useFitWhileUntouched(container: RefObject<HTMLDivElement | null>, layou
   };
 }
 
-function FunctionalityNode({ data, selected }: NodeProps<WorkflowNode & { data: FunctionalityNodeData }>) {
+/** A badge drawn on a functionality (the coverage map's counts): its text and a Mantine colour name. */
+export interface NodeMark {
+  text: string;
+  color: string;
+}
+
+function FunctionalityNode({
+  data,
+  selected,
+}: NodeProps<WorkflowNode & { data: FunctionalityNodeData & { mark?: NodeMark } }>) {
   const node = data.node;
+  const mark = data.mark;
+  const edge = mark ? `${mark.color}-${selected ? "8" : "6"}` : selected ? "blue-6" : "blue-4";
   return (
     <Box
       data-testid={`graph-node-${node.id}`}
-      aria-label={`Functionality ${node.label}`}
+      aria-label={`Functionality ${node.label}${mark ? `, ${mark.text}` : ""}`}
       style={{
         width: "100%",
         height: "100%",
         padding: "6px 10px",
         borderRadius: 8,
-        border: `${selected ? "2px" : "1px"} solid var(--mantine-color-${selected ? "blue-6" : "blue-4"})`,
+        border: `${selected || mark ? "2px" : "1px"} solid var(--mantine-color-${edge})`,
         background: "var(--mantine-color-blue-light)",
         overflow: "hidden",
         cursor: "pointer",
@@ -119,6 +130,11 @@ function FunctionalityNode({ data, selected }: NodeProps<WorkflowNode & { data: 
             join
           </Badge>
         )}
+        {mark && (
+          <Badge size="xs" color={mark.color} variant="filled" style={{ flexShrink: 0 }}>
+            {mark.text}
+          </Badge>
+        )}
       </Group>
       <Text size="10px" c="dimmed" lineClamp={2}>
         {node.description}
@@ -131,7 +147,7 @@ function FunctionalityNode({ data, selected }: NodeProps<WorkflowNode & { data: 
 function StartNode() {
   return (
     <Box
-      aria-label="Start"
+      // Named by its React Flow wrapper ("Start of a conversation", an image).
       style={{ width: "100%", height: "100%", borderRadius: "50%", background: "var(--mantine-color-text)" }}
     >
       <Handle type="source" position={Position.Right} isConnectable={false} style={{ opacity: 0 }} />
@@ -318,15 +334,22 @@ interface WorkflowGraphProps {
   /** Base name of exported files. */
   filename?: string;
   height?: number;
+  /** Badges on functionalities, by node id (the coverage map's reached and failed counts). */
+  marks?: Readonly<Record<string, NodeMark>>;
 }
 
-function WorkflowGraphInner({ data, filename = "workflow", height = 560 }: WorkflowGraphProps) {
+function WorkflowGraphInner({ data, filename = "workflow", height = 560, marks }: WorkflowGraphProps) {
   const layout = useMemo(() => layoutWorkflow(data), [data]);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const selected = data.nodes.find((node) => node.id === selectedId && node.kind === "functionality") ?? null;
   const nodes = useMemo(
-    () => layout.nodes.map((node) => (node.id === selectedId ? { ...node, selected: true } : node)),
-    [layout, selectedId],
+    () =>
+      layout.nodes.map((node) => {
+        const mark = node.type === "functionality" ? marks?.[node.id] : undefined;
+        const marked = mark ? { ...node, data: { ...node.data, mark } } : node;
+        return node.id === selectedId ? { ...marked, selected: true } : marked;
+      }),
+    [layout, selectedId, marks],
   );
   const container = useRef<HTMLDivElement>(null);
   const colorMode = useComputedColorScheme("light");

@@ -5,7 +5,7 @@ import { useSetupProgress } from "./use-setup-progress";
 
 export function SetupChecklist() {
   const { steps, doneCount, next, isPending, isError, refetch } = useSetupProgress();
-  if (isPending) return <Loader size="sm" aria-label="Loading setup progress" />;
+  if (isPending) return <Loader size="sm" role="status" aria-label="Loading setup progress" />;
   return (
     <Stack gap="md">
       {isError && (
@@ -54,7 +54,7 @@ export function SetupChecklist() {
                 {step.description}
               </Text>
               {step.note && (
-                <Text size="sm" c="orange.8">
+                <Text size="sm" c="orange">
                   {step.note}
                 </Text>
               )}

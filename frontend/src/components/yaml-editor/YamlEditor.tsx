@@ -80,7 +80,7 @@ function themeFor(scheme: "light" | "dark", minHeight: number) {
         ".cm-content": { caretColor: dark ? "#ffffff" : "#000000" },
         ".cm-gutters": {
           backgroundColor: dark ? "#262626" : "#f8f9fa",
-          color: dark ? "#8c8c8c" : "#868e96",
+          color: dark ? "#8c8c8c" : "#495057", // line numbers readable (AA) on the gutter
           borderRight: `1px solid ${dark ? "#424242" : "#dee2e6"}`,
           borderRadius: "8px 0 0 8px",
         },
@@ -216,6 +216,8 @@ export function YamlEditor({
       effects: compartments.current.aria.reconfigure(
         EditorView.contentAttributes.of({
           "aria-label": label,
+          // In the tab order explicitly, so that the scrolling area around it counts as reachable by keyboard.
+          tabindex: "0",
           ...(describedBy ? { "aria-describedby": describedBy } : {}),
         }),
       ),

@@ -1,7 +1,8 @@
 /**
  * On a SENSEI run's page: whether the run is its project's baseline, the owner's button to make it (or stop it
  * being) the baseline, the way to the comparison with the baseline, and "Re-run against the current chatbot"
- * (replayed from this run's LLM calls; a re-run says how many calls it saved).
+ * (replayed from this run's LLM calls; a re-run says how many calls it saved), and the way to the run's coverage
+ * map over the project's TRACER graph.
  */
 import { Badge, Button } from "@mantine/core";
 import { Link, useNavigate } from "react-router";
@@ -9,7 +10,7 @@ import { readReplay, useProjectBaseline, useRerun, useSetBaseline } from "../../
 import { isRunActive, type Run } from "../../api/runs";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { dashboardPaths } from "../dashboards/dashboard-paths";
-import { comparePath } from "./compare-paths";
+import { comparePath, coveragePath } from "./compare-paths";
 
 export function BaselineActions({ run, mode }: { run: Run; mode: "owner" | "public" }) {
   const setBaseline = useSetBaseline();
@@ -32,6 +33,11 @@ export function BaselineActions({ run, mode }: { run: Run; mode: "owner" | "publ
             Compare with baseline
           </Button>
         )
+      )}
+      {!isRunActive(run.status) && (
+        <Button component={Link} to={coveragePath(run.id, mode)} variant="light">
+          Coverage map
+        </Button>
       )}
       {canChoose && (
         <Button

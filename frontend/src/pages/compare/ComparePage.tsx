@@ -4,7 +4,7 @@
  * side by side with the baseline's), newly passing and flaky ones, new error codes, inconclusive conversations
  * apart with their reasons, and the cost and response-time changes.
  */
-import { Alert, Anchor, Badge, Button, Group, List, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Button, Group, List, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
 import { ApiError } from "../../api/errors";
@@ -18,9 +18,9 @@ import {
   formatRate,
   STATUS_COLORS,
   useComparison,
-  VERDICT_COLORS,
 } from "../../api/compare";
 import { formatValue } from "../../api/conversations";
+import { ComparisonVerdict } from "../../components/ComparisonVerdict";
 import { PageHeader } from "../../components/PageHeader";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
@@ -304,37 +304,15 @@ export function CompareView({ runId, mode }: { runId: number; mode: DashboardMod
   return (
     <Stack gap="md">
       {header}
-      <Alert
-        color={VERDICT_COLORS[data.verdict]}
-        title={
-          <Group gap="xs">
-            <Badge size="lg" color={VERDICT_COLORS[data.verdict]} data-testid="verdict">
-              {data.verdict}
-            </Badge>
-            <Text span>
-              {"against the baseline "}
-              <Anchor component={Link} to={dashboardPaths.run("sensei", data.baseline_run, mode)}>
-                {`run #${String(data.baseline_run)}`}
-              </Anchor>
-            </Text>
-          </Group>
-        }
-      >
-        {data.reasons.length > 0 ? (
-          <List size="sm" spacing={2} aria-label="Why">
-            {data.reasons.map((reason) => (
-              <List.Item key={reason}>{reason}</List.Item>
-            ))}
-          </List>
-        ) : (
-          <Text size="sm">No pass rate moved by the threshold or more.</Text>
-        )}
-        {data.notes.map((note) => (
-          <Text key={note} size="xs" c="dimmed" mt={4}>
-            {note}
-          </Text>
-        ))}
-      </Alert>
+      <ComparisonVerdict
+        verdict={data.verdict}
+        against="against the baseline "
+        baselineRun={data.baseline_run}
+        baselineTo={dashboardPaths.run("sensei", data.baseline_run, mode)}
+        reasons={data.reasons}
+        notes={data.notes}
+        nothingMoved="No pass rate moved by the threshold or more."
+      />
 
       <Paper withBorder p="sm">
         <Title order={2} size="h5" mb="xs">

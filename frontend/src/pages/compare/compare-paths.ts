@@ -10,3 +10,9 @@ export function comparePath(
   const search = query.toString();
   return `${mode === "public" ? "/public" : ""}/sensei/${String(runId)}/compare${search ? `?${search}` : ""}`;
 }
+
+/** The coverage map's URL: a SENSEI run over its project's latest TRACER graph, or over a named TRACER run. */
+export function coveragePath(runId: number, mode: "owner" | "public" = "owner", tracer?: number | null): string {
+  const search = tracer ? `?tracer=${String(tracer)}` : "";
+  return `${mode === "public" ? "/public" : ""}/sensei/${String(runId)}/coverage${search}`;
+}

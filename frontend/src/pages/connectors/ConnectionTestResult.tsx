@@ -85,7 +85,11 @@ export function ConnectionTestResult({
           Raw response
         </Title>
         {result.rawExcerpt ? (
-          <Code block style={{ maxHeight: 280, overflow: "auto", whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
+          <Code
+            block
+            tabIndex={0}
+            style={{ maxHeight: 280, overflow: "auto", whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}
+          >
             {result.rawExcerpt}
           </Code>
         ) : (

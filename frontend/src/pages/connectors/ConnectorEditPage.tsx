@@ -9,6 +9,7 @@ import {
   Select,
   Stack,
   Text,
+  Textarea,
   TextInput,
   Title,
 } from "@mantine/core";
@@ -75,7 +76,13 @@ function ConnectorForm({ technologies, connector }: ConnectorFormProps) {
     technology ? initialParameterValues(technology.parameters, storedParams(connector, technologyName)) : {},
   );
   const [yamlText, setYamlText] = useState(() => (technology ? connectorYaml(technology, connector) : ""));
-  const [fieldErrors, setFieldErrors] = useState<{ name?: string; technology?: string; params: ParameterErrors }>({
+  const [volatileText, setVolatileText] = useState(() => (connector?.volatile ?? []).join("\n"));
+  const [fieldErrors, setFieldErrors] = useState<{
+    name?: string;
+    technology?: string;
+    volatile?: string;
+    params: ParameterErrors;
+  }>({
     params: {},
   });
 
@@ -98,10 +105,11 @@ function ConnectorForm({ technologies, connector }: ConnectorFormProps) {
 
   const applyServerErrors = (error: Error) => {
     if (!(error instanceof ApiError)) return;
-    const next: { name?: string; technology?: string; params: ParameterErrors } = { params: {} };
+    const next: { name?: string; technology?: string; volatile?: string; params: ParameterErrors } = { params: {} };
     for (const [field, messages] of Object.entries(error.fields)) {
       const message = messages.join(" ");
       if (field === "name") next.name = message;
+      else if (field === "volatile") next.volatile = message;
       else if (field === "technology") next.technology = message;
       else if (field.startsWith("params.")) next.params[field.slice("params.".length)] = message;
     }
@@ -127,7 +135,11 @@ function ConnectorForm({ technologies, connector }: ConnectorFormProps) {
         setFieldErrors({ params: errors });
         return;
       }
-      body = { name: name.trim(), technology: technology.name, params };
+      const volatile = volatileText
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line !== "");
+      body = { name: name.trim(), technology: technology.name, params, volatile };
     }
     setFieldErrors({ params: {} });
     const onError = applyServerErrors;
@@ -158,7 +170,12 @@ function ConnectorForm({ technologies, connector }: ConnectorFormProps) {
     }
   };
 
-  const knownFields = ["name", "technology", ...(technology?.parameters.map((p) => `params.${p.name}`) ?? [])];
+  const knownFields = [
+    "name",
+    "technology",
+    "volatile",
+    ...(technology?.parameters.map((p) => `params.${p.name}`) ?? []),
+  ];
 
   return (
     <Stack gap="lg">
@@ -217,6 +234,20 @@ function ConnectorForm({ technologies, connector }: ConnectorFormProps) {
                 }}
                 errors={fieldErrors.params}
                 secretsSet={secretsSet}
+              />
+              <Textarea
+                mt="md"
+                label="Values that change in every conversation"
+                description="Optional. One regular expression a line, such as TKT-\d+ for a ticket number: a re-run against the current chatbot ignores these values when it compares replies (UUIDs, dates, times and ids are ignored already)."
+                autosize
+                minRows={2}
+                maxRows={8}
+                value={volatileText}
+                error={fieldErrors.volatile}
+                onChange={(event) => {
+                  setVolatileText(event.currentTarget.value);
+                }}
+                styles={{ input: { fontFamily: "var(--mantine-font-family-monospace)" } }}
               />
             </Card>
           )}

@@ -39,7 +39,11 @@ function ReadOnlyProgress({ run }: { run: Run }) {
             aria-label="Progress"
           />
         </Stack>
-        <ScrollArea.Autosize mah={320} type="auto">
+        <ScrollArea.Autosize
+          mah={320}
+          type="auto"
+          viewportProps={{ tabIndex: 0, role: "region", "aria-label": "Log lines" }}
+        >
           {lines.length === 0 ? (
             <Text size="sm" c="dimmed">
               {active ? "Waiting for the first lines…" : "No log lines."}

@@ -23,6 +23,7 @@ import {
 import { CostText } from "../../components/CostText";
 import { ResourceTable } from "../../components/ResourceTable";
 import { EmptyState } from "../../components/StateViews";
+import { VerdictCounts } from "../../components/Verdicts";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatDate, formatPercent, formatPoints, formatSeconds } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
@@ -169,12 +170,16 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
     },
     { label: "Conversations", cell: (run) => formatCount(readSenseiSummary(run).conversations) },
     {
-      label: "Errors",
+      // Only a failed verdict is a chatbot fault; runs stored before verdicts show their conversations with errors.
+      label: "Verdicts",
       cell: (run) => {
         const s = readSenseiSummary(run);
+        if (s.passed !== null && s.failed !== null)
+          return <VerdictCounts passed={s.passed} failed={s.failed} inconclusive={s.inconclusive ?? 0} />;
+        if (s.withErrors === null) return "—";
         return (
           <Text size="sm" c={s.withErrors ? "red" : undefined}>
-            {formatCount(s.withErrors)}
+            {`${formatCount(s.withErrors)} with errors`}
           </Text>
         );
       },

@@ -23,6 +23,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import {
+  type ConversationVerdict,
   conversationKeys,
   errorName,
   readConversationRecord,
@@ -47,6 +48,7 @@ import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { BaselineActions } from "../compare/BaselineActions";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { Transcript } from "../../components/transcript/Transcript";
+import { VERDICTS, VerdictCell, VerdictCounts } from "../../components/Verdicts";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatPercent, formatSeconds } from "./format";
 import { RunHeader } from "./RunHeader";
@@ -153,13 +155,15 @@ function ProfilesTable({
   onPick: (profile: string) => void;
 }) {
   if (stats.profiles.length === 0) return <Text c="dimmed">No conversation has finished yet.</Text>;
+  // Runs before verdicts counted conversations with errors; since, only a failed verdict is a chatbot fault.
+  const verdicts = stats.verdicts !== null;
   return (
     <Table withTableBorder highlightOnHover aria-label="Results per profile">
       <Table.Thead>
         <Table.Tr>
           <Table.Th>Profile</Table.Th>
           <Table.Th>Conversations</Table.Th>
-          <Table.Th>With errors</Table.Th>
+          <Table.Th>{verdicts ? "Verdicts" : "With errors"}</Table.Th>
           <Table.Th>Passed</Table.Th>
           <Table.Th>Cost</Table.Th>
         </Table.Tr>
@@ -180,12 +184,24 @@ function ProfilesTable({
             </Table.Td>
             <Table.Td>{row.conversations}</Table.Td>
             <Table.Td>
-              <Text size="sm" c={row.withErrors > 0 ? "red" : undefined}>
-                {row.withErrors}
-              </Text>
+              {verdicts ? (
+                <VerdictCounts passed={row.passed} failed={row.failed} inconclusive={row.inconclusive} />
+              ) : (
+                <Text size="sm" c={row.withErrors > 0 ? "red" : undefined}>
+                  {row.withErrors}
+                </Text>
+              )}
             </Table.Td>
             <Table.Td>
-              {formatPercent(row.conversations > 0 ? (row.conversations - row.withErrors) / row.conversations : null)}
+              {formatPercent(
+                verdicts
+                  ? row.passed + row.failed > 0
+                    ? row.passed / (row.passed + row.failed)
+                    : null
+                  : row.conversations > 0
+                    ? (row.conversations - row.withErrors) / row.conversations
+                    : null,
+              )}
             </Table.Td>
             <Table.Td>
               <CostText usd={row.costUsd} unpriced={unpriced && row.costUsd === 0} />
@@ -211,12 +227,14 @@ function ConversationsSection({
   const [page, setPage] = useState(1);
   const [errorsOnly, setErrorsOnly] = useState(false);
   const [errorCode, setErrorCode] = useState<string | null>(null);
+  const [verdict, setVerdict] = useState<ConversationVerdict | null>(null);
   const [open, setOpen] = useState<number | null>(null);
   const filters = {
     page,
     profile,
     hasErrors: errorsOnly ? true : null,
     errorCode: errorCode === null ? null : Number(errorCode),
+    verdict,
   };
   const rows = useConversationsPage(run.id, filters, isRunActive(run.status));
   const profileChoices = (stats?.profiles ?? []).map((row) => row.profile);
@@ -239,6 +257,18 @@ function ConversationsSection({
           }}
           clearable
           w={240}
+        />
+        <Select
+          label="Verdict"
+          placeholder="Any verdict"
+          data={VERDICTS}
+          value={verdict}
+          onChange={(value) => {
+            setVerdict(VERDICTS.find((v) => v === value) ?? null);
+            setPage(1);
+          }}
+          clearable
+          w={180}
         />
         <Select
           label="Error"
@@ -273,6 +303,7 @@ function ConversationsSection({
           "Profile",
           "#",
           "Turns",
+          "Verdict",
           "Errors",
           "Duration",
           "Cost",
@@ -280,12 +311,15 @@ function ConversationsSection({
             <VisuallyHidden>Open</VisuallyHidden>
           </Table.Th>,
         ]}
-        minWidth={720}
+        minWidth={860}
         cells={(row) => (
           <>
             <Table.Td>{row.profile}</Table.Td>
             <Table.Td>{row.index + 1}</Table.Td>
             <Table.Td>{row.turns}</Table.Td>
+            <Table.Td>
+              <VerdictCell verdict={row.verdict} reason={row.verdict_reason} />
+            </Table.Td>
             <Table.Td>
               <Group gap={4}>
                 {readErrorCodes(row.error_codes).length === 0 ? (

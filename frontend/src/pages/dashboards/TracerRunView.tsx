@@ -2,7 +2,21 @@
  * One TRACER run: progress and log while it runs; then the report, the interactive workflow graph, the profiles
  * it generated, its exploration sessions as chat logs, and a diff of its model against another run.
  */
-import { Accordion, Alert, Anchor, Badge, Code, Group, Select, Stack, Table, Tabs, Text, Title } from "@mantine/core";
+import {
+  Accordion,
+  Alert,
+  Anchor,
+  Badge,
+  Code,
+  Group,
+  SegmentedControl,
+  Select,
+  Stack,
+  Table,
+  Tabs,
+  Text,
+  Title,
+} from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
 import { readGraph, useArtefact } from "../../api/artefacts";
@@ -12,6 +26,7 @@ import { type RunEvent, useRunEvents } from "../../api/project-runs";
 import { isRunActive, type Run } from "../../api/runs";
 import { readTracerSummary, useModelDiff, useProjectRuns } from "../../api/runs-dashboard";
 import { WorkflowGraph } from "../../components/graph/WorkflowGraph";
+import { WorkflowTable } from "../../components/graph/WorkflowTable";
 import { runOutcome } from "../../components/run-outcome";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { ChatTurns } from "../../components/transcript/Transcript";
@@ -21,12 +36,34 @@ import { isMissingArtefact, ReportTab } from "./ReportTab";
 import { RunHeader } from "./RunHeader";
 import { RunLivePanel } from "./RunLivePanel";
 
+/** The workflow model, drawn as a graph or laid out as a table (the same data), as the user toggles. */
 function GraphTab({ runId }: { runId: number }) {
   const graph = useArtefact(runId, "graph", readGraph);
+  const [view, setView] = useState<"graph" | "table">("graph");
   if (graph.isPending) return <LoadingState label="Loading the graph" />;
   if (isMissingArtefact(graph.error)) return <Text c="dimmed">This run has no workflow graph.</Text>;
   if (graph.isError) return <ErrorState error={graph.error} title="Could not load the graph" />;
-  return <WorkflowGraph data={graph.data} filename={`tracer-run-${String(runId)}-graph`} />;
+  return (
+    <Stack gap="xs">
+      <SegmentedControl
+        aria-label="Show the workflow as"
+        w="fit-content"
+        value={view}
+        onChange={(value) => {
+          setView(value === "table" ? "table" : "graph");
+        }}
+        data={[
+          { value: "graph", label: "Graph" },
+          { value: "table", label: "Table" },
+        ]}
+      />
+      {view === "graph" ? (
+        <WorkflowGraph data={graph.data} filename={`tracer-run-${String(runId)}-graph`} />
+      ) : (
+        <WorkflowTable data={graph.data} />
+      )}
+    </Stack>
+  );
 }
 
 function ProfilesTab({ run, mode }: { run: Run; mode: DashboardMode }) {
@@ -66,7 +103,7 @@ function ProfilesTab({ run, mode }: { run: Run; mode: DashboardMode }) {
                     {`Open ${profile.name} in the editor`}
                   </Anchor>
                 )}
-                <Code block style={{ whiteSpace: "pre-wrap" }}>
+                <Code block tabIndex={0} style={{ whiteSpace: "pre-wrap" }}>
                   {profile.text}
                 </Code>
               </Stack>
@@ -180,10 +217,14 @@ function DiffTab({ run }: { run: Run }) {
                   <Table.Tr key={change.name}>
                     <Table.Td ff="monospace">{change.name}</Table.Td>
                     <Table.Td>
-                      <Code block>{JSON.stringify(change.before, null, 1)}</Code>
+                      <Code block tabIndex={0}>
+                        {JSON.stringify(change.before, null, 1)}
+                      </Code>
                     </Table.Td>
                     <Table.Td>
-                      <Code block>{JSON.stringify(change.after, null, 1)}</Code>
+                      <Code block tabIndex={0}>
+                        {JSON.stringify(change.after, null, 1)}
+                      </Code>
                     </Table.Td>
                   </Table.Tr>
                 ))}

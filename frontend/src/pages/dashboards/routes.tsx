@@ -16,6 +16,7 @@ const checkRun = () => import("../rules/CheckRunPage").then((m) => ({ Component:
 const rules = () => import("../rules/RulesPage").then((m) => ({ Component: m.RulesPage }));
 const publicPages = () => import("../public/PublicRunPage");
 const comparePage = () => import("../compare/ComparePage");
+const coveragePage = () => import("../compare/CoveragePage");
 
 /** Routes under the signed-in layout (paths relative to `/`). */
 export const dashboardRoutes: RouteObject[] = [
@@ -24,6 +25,7 @@ export const dashboardRoutes: RouteObject[] = [
   { path: "sensei", lazy: senseiDashboard },
   { path: "sensei/:runId", lazy: senseiRun },
   { path: "sensei/:runId/compare", lazy: () => comparePage().then((m) => ({ Component: m.ComparePage })) },
+  { path: "sensei/:runId/coverage", lazy: () => coveragePage().then((m) => ({ Component: m.CoveragePage })) },
   { path: "bench", lazy: benchDashboard },
   { path: "bench/:runId", lazy: benchRun },
   { path: "rules", lazy: rules },
@@ -58,11 +60,19 @@ export const publicRoutes: RouteObject[] = [
       { path: "tracer/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicTracerRunPage })) },
       { path: "sensei/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicSenseiRunPage })) },
       { path: "sensei/:runId/compare", lazy: () => comparePage().then((m) => ({ Component: m.PublicComparePage })) },
+      {
+        path: "sensei/:runId/coverage",
+        lazy: () => coveragePage().then((m) => ({ Component: m.PublicCoveragePage })),
+      },
       { path: "checks/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicCheckRunPage })) },
       { path: "bench/:runId", lazy: () => publicPages().then((m) => ({ Component: m.PublicBenchRunPage })) },
       {
         path: "security/runs/:runId",
         lazy: () => import("../security/SecurityRunPage").then((m) => ({ Component: m.PublicSecurityRunPage })),
+      },
+      {
+        path: "security/runs/:runId/compare",
+        lazy: () => import("../security/SecurityComparePage").then((m) => ({ Component: m.PublicSecurityComparePage })),
       },
     ],
   },

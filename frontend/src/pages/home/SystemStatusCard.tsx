@@ -59,7 +59,7 @@ export function SystemStatusCard() {
       </Group>
 
       <Stack gap="sm">
-        {health.isPending && <Loader size="sm" aria-label="Checking the system status" />}
+        {health.isPending && <Loader size="sm" role="status" aria-label="Checking the system status" />}
         {health.error && (
           <Alert color="red" variant="light" title="Status check failed">
             {errorMessage(health.error)}

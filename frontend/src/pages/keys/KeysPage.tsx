@@ -166,7 +166,7 @@ export function KeysPage() {
         )}
         page={page}
         onPageChange={setPage}
-        footer={keys.isFetching && <Loader size="xs" aria-label="Refreshing" />}
+        footer={keys.isFetching && <Loader size="xs" role="status" aria-label="Refreshing" />}
       />
       <AddKeyModal
         opened={adding}

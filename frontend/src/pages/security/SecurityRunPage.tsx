@@ -6,7 +6,7 @@
 import { Button, Select, Stack, Table, Tabs, Text, Title, Tooltip } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { useState } from "react";
-import { useParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { readRunProgress } from "../../api/project-runs";
 import { isRunActive, type Run, useRun } from "../../api/runs";
 import {
@@ -213,7 +213,16 @@ export function SecurityRunView({ run, mode }: { run: Run; mode: DashboardMode }
           { label: "Breaches", value: String(breached) },
           { label: "Seed", value: typeof params?.seed === "number" ? String(params.seed) : "—" },
         ]}
-        actions={<ExportMenu runId={run.id} />}
+        actions={
+          <>
+            {!active && run.project !== null && (
+              <Button component={Link} to={securityPaths.compare(run.id, mode)} variant="default">
+                Compare with another run
+              </Button>
+            )}
+            <ExportMenu runId={run.id} />
+          </>
+        }
       />
       <Tabs value={tab} onChange={setPicked} keepMounted={false}>
         <Tabs.List>

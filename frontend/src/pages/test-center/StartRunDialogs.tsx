@@ -11,6 +11,8 @@ import { StartRunDialog, StartRunForm } from "../../components/StartRunDialog";
 const SESSIONS = { min: 1, max: 50, initial: 5 };
 const TURNS = { min: 2, max: 30, initial: 8 };
 const CONCURRENCY = { min: 1, max: 16 };
+/** Runs of each planned conversation (the server accepts 1–10 for SENSEI, 1 when omitted). */
+const REPEATS = { min: 1, max: 10, initial: 1 };
 
 function clampInt(value: number | string, min: number, max: number, fallback: number): number {
   const n = typeof value === "number" ? value : Number(value);
@@ -119,6 +121,7 @@ export function SenseiDialog({
   const start = useStartProjectRun(project.id);
   const [concurrency, setConcurrency] = useState<number | string>(DEFAULT_CONCURRENCY);
   const [seed, setSeed] = useState<number | string>("");
+  const [repeats, setRepeats] = useState<number | string>(REPEATS.initial);
   const close = () => {
     start.reset();
     onClose();
@@ -144,6 +147,7 @@ export function SenseiDialog({
               kind: "sensei",
               profiles: profiles.map((p) => p.id),
               concurrency: clampInt(concurrency, CONCURRENCY.min, CONCURRENCY.max, DEFAULT_CONCURRENCY),
+              repeats: clampInt(repeats, REPEATS.min, REPEATS.max, REPEATS.initial),
               ...(seedNumber === null || Number.isNaN(seedNumber) ? {} : { seed: seedNumber }),
             },
             { onSuccess: onStarted },
@@ -165,6 +169,16 @@ export function SenseiDialog({
           clampBehavior="strict"
           value={concurrency}
           onChange={setConcurrency}
+        />
+        <NumberInput
+          label="Repeats"
+          description={`Runs of each conversation with other simulated-user seeds (${String(REPEATS.min)}–${String(REPEATS.max)}). With 2 or more, a conversation whose verdict changes between runs is marked flaky; each repeat costs as much as the first.`}
+          min={REPEATS.min}
+          max={REPEATS.max}
+          allowDecimal={false}
+          clampBehavior="strict"
+          value={repeats}
+          onChange={setRepeats}
         />
         <NumberInput
           label="Seed"

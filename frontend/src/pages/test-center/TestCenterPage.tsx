@@ -15,6 +15,7 @@ import { EmptyState, ErrorState, LoadingState } from "../../components/StateView
 import { paths } from "../../lib/paths";
 import { groupProfiles, ProfileGroupTable } from "./ProfileGroups";
 import { ProfileUpload } from "./ProfileUpload";
+import { ProjectArchive } from "./ProjectArchive";
 import { runSetupProblem, SenseiDialog, TracerDialog } from "./StartRunDialogs";
 import { textOr } from "../../lib/text";
 
@@ -223,6 +224,8 @@ export function TestCenterPage() {
           )}
         </Stack>
       </Card>
+
+      <ProjectArchive projectId={projectId} readOnly={readOnly} />
 
       <TracerDialog
         project={project.data}

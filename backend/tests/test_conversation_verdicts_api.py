@@ -1,0 +1,128 @@
+"""The conversations list of a SENSEI run shows each conversation's verdict and reason and filters by verdict
+(Web issue, "verdicts where users look"): only `failed` is a chatbot fault, inconclusive ones keep their reason,
+records stored before verdicts get theirs when listed, and the usual visibility holds — a stranger gets a 404 for
+a private run's conversations, an anonymous visitor reads a public project's."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.services import open_session
+from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
+from engine.sensei.verdicts import judge
+from runs.models import Conversation, Run
+from tests.factories import RunFactory, UserFactory
+from workspace.models import Connector, Project
+
+pytestmark = pytest.mark.django_db
+
+
+def _record(index: int, user_says: str, *codes: int) -> ConversationRecord:
+    return ConversationRecord(
+        id=f"r-{index}",
+        profile="order",
+        index=index,
+        goals=["order a {{size}} pizza"],
+        inputs={"size": "small"},
+        outputs={"price": 9.0 if not codes else None},
+        evidence={"price": OutputEvidence(turn=1, quote="It is 9$.")} if not codes else {},
+        turns=[Turn(role="user", text=user_says), Turn(role="bot", text="It is 9$.")],
+        errors=[ConversationError(code=code, message=f"error {code}", turn=1) for code in codes],
+    )
+
+
+def _store(run: Run, index: int, record: ConversationRecord, *, old: bool = False) -> None:
+    data = judge(record).model_dump(mode="json")
+    if old:  # stored before verdicts existed
+        data.pop("verdict")
+        data.pop("verdict_reason")
+    Conversation.objects.create(
+        run=run,
+        profile=record.profile,
+        index=index,
+        record=data,
+        has_errors=bool(record.errors),
+        error_codes=record.error_codes,
+        turns=len(record.turns),
+    )
+
+
+def _run(owner, *, public: bool = False) -> Run:
+    connector = Connector.objects.create(owner=owner, name="bot", technology="demo", params={"bot": "pizza"})
+    project = Project.objects.create(owner=owner, name="Pizza", connector=connector, public=public)
+    run = RunFactory(owner=owner, project=project, kind=Run.Kind.SENSEI, status=Run.Status.SUCCEEDED)
+    _store(run, 0, _record(0, "A small pizza"))  # passed
+    _store(run, 1, _record(1, "Dragons!", ErrorCode.GOAL_NOT_COMPLETED))  # the user never said the size
+    _store(run, 2, _record(2, "Dragons!", ErrorCode.CHATBOT_CRASH))  # a crash is the chatbot's fault
+    _store(run, 3, _record(3, "A small pizza", ErrorCode.RATE_LIMITED), old=True)  # an older record
+    _store(run, 4, _record(4, "A small pizza", ErrorCode.CHATBOT_CRASH), old=True)  # an older failure
+    return run
+
+
+def _client(user=None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {open_session(user)['token']}")
+    return client
+
+
+def _rows(client: APIClient, run: Run, **query) -> list[dict]:
+    response = client.get(f"/api/runs/{run.pk}/conversations/", query)
+    assert response.status_code == 200, response.content
+    return response.json()["results"]
+
+
+def test_every_row_shows_its_verdict_and_why_old_records_included(auth_api):
+    run = _run(auth_api.user)
+    rows = {row["index"]: row for row in _rows(auth_api, run)}
+    assert {index: row["verdict"] for index, row in rows.items()} == {
+        0: "passed",
+        1: "inconclusive",
+        2: "failed",
+        3: "inconclusive",
+        4: "failed",
+    }
+    assert rows[1]["verdict_reason"].startswith("inputs_not_conveyed")
+    assert rows[2]["verdict_reason"].startswith("chatbot_crash")
+    assert rows[3]["verdict_reason"].startswith("rate_limited")  # decided when listed
+    # The list carries no transcript.
+    assert "record" not in rows[0]
+
+
+@pytest.mark.parametrize(
+    ("verdict", "indexes"), [("passed", [0]), ("failed", [2, 4]), ("inconclusive", [1, 3])]
+)
+def test_the_list_filters_by_verdict(auth_api, verdict, indexes):
+    run = _run(auth_api.user)
+    rows = _rows(auth_api, run, verdict=verdict)
+    assert sorted(row["index"] for row in rows) == indexes
+    assert {row["verdict"] for row in rows} == {verdict}
+
+
+def test_the_verdict_filter_combines_with_the_others(auth_api):
+    run = _run(auth_api.user)
+    rows = _rows(auth_api, run, verdict="failed", error_code=int(ErrorCode.CHATBOT_CRASH))
+    assert sorted(row["index"] for row in rows) == [2, 4]
+    assert _rows(auth_api, run, verdict="passed", has_errors="true") == []
+
+
+def test_an_unknown_verdict_is_refused_by_name(auth_api):
+    run = _run(auth_api.user)
+    response = auth_api.get(f"/api/runs/{run.pk}/conversations/", {"verdict": "maybe"})
+    assert response.status_code == 400
+    assert "passed, failed, inconclusive" in response.content.decode(), response.content
+
+
+def test_a_stranger_cannot_list_a_private_run_s_conversations(auth_api):
+    run = _run(auth_api.user)
+    assert _client(UserFactory()).get(f"/api/runs/{run.pk}/conversations/").status_code == 404
+    anonymous = _client().get(f"/api/runs/{run.pk}/conversations/", {"verdict": "failed"})
+    assert anonymous.status_code == 404
+
+
+def test_a_public_run_s_verdicts_are_read_anonymously(auth_api):
+    run = _run(auth_api.user, public=True)
+    rows = _rows(_client(), run, verdict="failed")
+    assert sorted(row["index"] for row in rows) == [2, 4]
+    assert all(row["verdict_reason"].startswith("chatbot_crash") for row in rows)

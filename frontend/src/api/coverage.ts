@@ -1,0 +1,78 @@
+/**
+ * The coverage map: a SENSEI run's conversations over a TRACER run's graph (`backend/runs/coverage.py`, the
+ * engine's `engine/regression/coverage.py`), and the owner's action that drafts profiles for functionalities no
+ * conversation reached (a short `profile_draft` run; the drafts land in the project's test center).
+ *
+ * Node names, descriptions and the graph come from an LLM reading the chatbot's answers: screens render them as text.
+ */
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { readGraph } from "./artefacts";
+import { api, unwrap } from "./client";
+import { isRecord } from "./run-results";
+import { runKeys } from "./run-cache";
+import type { components } from "./schema";
+
+export type RunCoverage = components["schemas"]["RunCoverage"];
+export type CoverageNode = components["schemas"]["CoverageNode"];
+
+export const coverageKeys = {
+  one: (runId: number, tracer: number | null) => ["runs", "coverage", runId, tracer] as const,
+};
+
+export function getCoverage(runId: number, tracer: number | null, signal?: AbortSignal) {
+  const query = tracer === null ? {} : { tracer };
+  return unwrap(api.GET("/api/runs/{id}/coverage/", { params: { path: { id: runId }, query }, signal }));
+}
+
+/** The run's coverage map over `tracer` (null: the project's latest finished TRACER run), its graph read safely. */
+export function useCoverage(runId: number, tracer: number | null) {
+  return useQuery({
+    queryKey: coverageKeys.one(runId, tracer),
+    queryFn: ({ signal }) => getCoverage(runId, tracer, signal),
+    select: (data) => ({ ...data, graphData: readGraph(data.graph) }),
+    enabled: runId > 0,
+    retry: false,
+  });
+}
+
+/** Starts the drafting run for the chosen functionalities; the caller follows the run it returns. */
+export function useDraftProfiles(runId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ functionalities, tracer }: { functionalities: string[]; tracer: number }) =>
+      unwrap(
+        api.POST("/api/runs/{id}/coverage/drafts/", {
+          params: { path: { id: runId } },
+          body: { functionalities, tracer },
+        }),
+      ),
+    onSuccess: (run) => {
+      queryClient.setQueryData(runKeys.detail(run.id), run);
+    },
+  });
+}
+
+export interface DraftedProfile {
+  id: number;
+  name: string;
+  valid: boolean;
+}
+
+/** The profiles a finished drafting run stored (its result's `profiles`), and the names it could not find. */
+export function readDrafts(result: unknown): { profiles: DraftedProfile[]; missing: string[]; warnings: string[] } {
+  const data = isRecord(result) ? result : {};
+  const profiles = (Array.isArray(data.profiles) ? data.profiles.filter(isRecord) : [])
+    .filter((p) => typeof p.id === "number" && typeof p.name === "string")
+    .map((p) => ({ id: p.id as number, name: p.name as string, valid: p.valid === true }));
+  const strings = (value: unknown) =>
+    Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+  return { profiles, missing: strings(data.missing), warnings: strings(data.warnings) };
+}
+
+/** The badge a node of the map carries, and its colour: failures red, reached green, unreached grey. */
+export function coverageMark(node: CoverageNode, decided: boolean): { text: string; color: string } {
+  if (!node.decidable || !decided) return { text: "not decidable", color: "yellow" };
+  if (node.failed > 0) return { text: `${String(node.reached)} reached · ${String(node.failed)} failed`, color: "red" };
+  if (node.reached > 0) return { text: `${String(node.reached)} reached`, color: "teal" };
+  return { text: "never reached", color: "gray" };
+}

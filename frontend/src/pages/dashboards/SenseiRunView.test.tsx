@@ -1,0 +1,121 @@
+import { screen, within } from "@testing-library/react";
+import { http, HttpResponse } from "msw";
+import { describe, expect, it } from "vitest";
+import { renderApp } from "../../testing/render-app";
+import { server } from "../../testing/server";
+import { workspaceDb } from "../../testing/workspace-db";
+
+type Verdict = "passed" | "failed" | "inconclusive";
+
+function row(id: number, index: number, verdict: Verdict, reason: string) {
+  return {
+    id,
+    profile: "order_pizza",
+    index,
+    has_errors: verdict !== "passed",
+    error_codes: verdict === "passed" ? [] : [1002],
+    verdict,
+    verdict_reason: reason,
+    turns: 4,
+    duration_s: 2,
+    cost_usd: 0.001,
+    created_at: "2026-03-14T10:00:00Z",
+  };
+}
+
+const ROWS = [
+  row(1, 0, "passed", "passed: no chatbot fault; the user conveyed every goal's inputs"),
+  row(2, 1, "failed", "goal_not_completed: the price was never given"),
+  row(3, 2, "inconclusive", "inputs_not_conveyed: the user never said the size"),
+];
+
+const RESULT = { conversations: 3, with_errors: 2, passed: 1, failed: 1, inconclusive: 1 };
+
+function senseiRun() {
+  const project = workspaceDb.addProject();
+  return workspaceDb.addRun({
+    kind: "sensei",
+    status: "succeeded",
+    project: project.id,
+    project_name: project.name,
+    params: { profiles: [{ id: 1, name: "order_pizza" }] },
+    result: RESULT,
+  });
+}
+
+describe("SENSEI verdicts where users look", () => {
+  it("lists each conversation's verdict, its reason when not passed, and filters by verdict on the server", async () => {
+    const run = senseiRun();
+    const verdictQueries: (string | null)[] = [];
+    server.use(
+      http.get(`/api/runs/${String(run.id)}/stats/`, () =>
+        HttpResponse.json({
+          kind: "sensei",
+          ...RESULT,
+          failed_reasons: { goal_not_completed: 1 },
+          inconclusive_reasons: { inputs_not_conveyed: 1 },
+          errors_by_code: [{ code: 1002, name: "goal_not_completed", count: 2 }],
+          profiles: [
+            { profile: "order_pizza", conversations: 3, with_errors: 2, passed: 1, failed: 1, inconclusive: 1 },
+          ],
+          response_times: { count: 0, histogram: [] },
+        }),
+      ),
+      http.get(`/api/runs/${String(run.id)}/conversations/`, ({ request }) => {
+        const verdict = new URL(request.url).searchParams.get("verdict");
+        verdictQueries.push(verdict);
+        const rows = verdict === null ? ROWS : ROWS.filter((r) => r.verdict === verdict);
+        return HttpResponse.json({ count: rows.length, next: null, previous: null, results: rows });
+      }),
+    );
+    const { user } = renderApp(`/sensei/${String(run.id)}`, { loggedIn: true });
+
+    const table = await screen.findByRole("table", { name: "Conversations" });
+    await within(table).findByText("inconclusive");
+    expect(within(table).getByRole("columnheader", { name: "Verdict" })).toBeInTheDocument();
+    const lines = within(table).getAllByRole("row").slice(1);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toHaveTextContent("passed");
+    expect(lines[0]).not.toHaveTextContent("no chatbot fault");
+    expect(lines[1]).toHaveTextContent("failed");
+    expect(lines[1]).toHaveTextContent("goal not completed: the price was never given");
+    expect(lines[2]).toHaveTextContent("inconclusive");
+    expect(lines[2]).toHaveTextContent("inputs not conveyed: the user never said the size");
+
+    // Per profile: verdict counts, not "with errors"; the pass rate leaves the inconclusive one out.
+    const profiles = screen.getByRole("table", { name: "Results per profile" });
+    expect(within(profiles).queryByText("With errors")).toBeNull();
+    expect(profiles).toHaveTextContent("1 passed ·1 failed ·1 inconclusive");
+    expect(profiles).toHaveTextContent("50%");
+
+    await user.click(screen.getByRole("combobox", { name: "Verdict" }));
+    await user.click(await screen.findByRole("option", { name: "inconclusive", hidden: true }));
+    await within(table).findByText("inputs not conveyed: the user never said the size");
+    await expect.poll(() => within(table).getAllByRole("row").length).toBe(2);
+    expect(verdictQueries).toContain("inconclusive");
+  });
+
+  it("shows verdict counts in the runs table instead of conversations with errors", async () => {
+    const run = senseiRun();
+    renderApp("/sensei", { loggedIn: true });
+    const table = await screen.findByRole("table", { name: "SENSEI runs" });
+    const line = (await within(table).findByRole("link", { name: `#${String(run.id)}` })).closest("tr");
+    expect(within(table).getByRole("columnheader", { name: "Verdicts" })).toBeInTheDocument();
+    expect(within(table).queryByRole("columnheader", { name: "Errors" })).toBeNull();
+    expect(line).toHaveTextContent("1 passed ·1 failed ·1 inconclusive");
+    expect(line).not.toHaveTextContent("with errors");
+  });
+
+  it("keeps the old count for runs stored before verdicts", async () => {
+    const run = workspaceDb.addRun({
+      kind: "sensei",
+      status: "succeeded",
+      params: { profiles: [] },
+      result: { conversations: 4, with_errors: 1 },
+    });
+    renderApp("/sensei", { loggedIn: true });
+    const table = await screen.findByRole("table", { name: "SENSEI runs" });
+    const line = (await within(table).findByRole("link", { name: `#${String(run.id)}` })).closest("tr");
+    expect(line).toHaveTextContent("1 with errors");
+  });
+});

@@ -1,0 +1,307 @@
+/**
+ * A campaign run compared with another run of the same project (picked here, kept in `?baseline=`): the verdict and
+ * why, breach rates per attack and per delivery mode on both sides with their 95 % intervals and the change, the
+ * attempts newly breached (with the chatbot's quoted words) or newly resisted, and the attempts that decided
+ * nothing — errors and inconclusive ones — listed apart, never counted as resisted. Owner and public visitors alike.
+ */
+import { Badge, Button, List, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { useDocumentTitle } from "@mantine/hooks";
+import { Link, useParams, useSearchParams } from "react-router";
+import { DEFAULT_THRESHOLD, formatPoints, STATUS_COLORS } from "../../api/compare";
+import { useRun } from "../../api/runs";
+import { useSecurityRuns } from "../../api/security";
+import {
+  type AttemptBrief,
+  type AttemptChange,
+  type BreachGroup,
+  type BreachSide,
+  formatBreachInterval,
+  formatBreachRate,
+  formatUndecided,
+  useSecurityComparison,
+} from "../../api/security-compare";
+import { ComparisonVerdict } from "../../components/ComparisonVerdict";
+import { PageHeader } from "../../components/PageHeader";
+import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import type { DashboardMode } from "../dashboards/dashboard-paths";
+import { formatDate } from "../dashboards/format";
+import { securityPaths } from "./security-paths";
+
+const THRESHOLDS = ["0.05", "0.1", "0.2", "0.3", "0.5"];
+
+function positiveInt(value: string | null | undefined): number | null {
+  const parsed = Number(value);
+  return Number.isInteger(parsed) && parsed > 0 ? parsed : null;
+}
+
+function readThreshold(value: string | null): number {
+  const parsed = Number(value);
+  return Number.isFinite(parsed) && parsed > 0 && parsed <= 1 ? parsed : DEFAULT_THRESHOLD;
+}
+
+function Side({ side }: { side: BreachSide }) {
+  const undecided = formatUndecided(side);
+  return (
+    <>
+      <Text size="sm">{side.attempts ? formatBreachRate(side) : "not attempted"}</Text>
+      <Text size="xs" c="dimmed">
+        {[formatBreachInterval(side), undecided && `+ ${undecided}`].filter(Boolean).join(" ")}
+      </Text>
+    </>
+  );
+}
+
+function GroupsTable({ groups, label, first }: { groups: BreachGroup[]; label: string; first: string }) {
+  return (
+    <Table.ScrollContainer minWidth={680}>
+      <Table aria-label={label} verticalSpacing="xs" fz="sm">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{first}</Table.Th>
+            <Table.Th>Baseline</Table.Th>
+            <Table.Th>This run</Table.Th>
+            <Table.Th>Change (95 % CI)</Table.Th>
+            <Table.Th>Status</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {groups.map((group) => (
+            <Table.Tr key={`${group.kind}-${group.name}`}>
+              <Table.Th scope="row" fw={500} ff={group.kind === "overall" ? undefined : "monospace"}>
+                {group.name}
+              </Table.Th>
+              <Table.Td>
+                <Side side={group.baseline} />
+              </Table.Td>
+              <Table.Td>
+                <Side side={group.run} />
+              </Table.Td>
+              <Table.Td>
+                <Text size="sm">{formatPoints(group.change.delta)}</Text>
+                {group.change.low !== null && group.change.high !== null && (
+                  <Text size="xs" c="dimmed">
+                    {`${formatPoints(group.change.low)} … ${formatPoints(group.change.high)}`}
+                  </Text>
+                )}
+              </Table.Td>
+              <Table.Td>
+                <Badge color={STATUS_COLORS[group.status]} variant="light" title={group.why}>
+                  {group.status}
+                </Badge>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+const attemptName = (item: { attack_id: string; index: number; delivery: string }) =>
+  `${item.attack_id} #${String(item.index + 1)} (${item.delivery})`;
+
+function Changes({ title, changes, empty }: { title: string; changes: AttemptChange[]; empty: string }) {
+  return (
+    <Paper withBorder p="sm" component="section" aria-label={title}>
+      <Title order={2} size="h5" mb="xs">
+        {`${title} (${String(changes.length)})`}
+      </Title>
+      {changes.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          {empty}
+        </Text>
+      ) : (
+        <List size="sm" spacing={6}>
+          {changes.map((change) => (
+            <List.Item key={attemptName(change)}>
+              <Text span ff="monospace" size="sm">
+                {attemptName(change)}
+              </Text>
+              <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>
+                {change.run.because}
+              </Text>
+              {change.run.quotes.map((quote) => (
+                <Text
+                  key={quote}
+                  size="sm"
+                  component="q"
+                  fs="italic"
+                  display="block"
+                  style={{ overflowWrap: "anywhere" }}
+                >
+                  {quote}
+                </Text>
+              ))}
+            </List.Item>
+          ))}
+        </List>
+      )}
+    </Paper>
+  );
+}
+
+function Undecided({ title, baseline, run }: { title: string; baseline: AttemptBrief[]; run: AttemptBrief[] }) {
+  if (baseline.length === 0 && run.length === 0) return null;
+  return (
+    <Paper withBorder p="sm" component="section" aria-label={title}>
+      <Title order={2} size="h5" mb={4}>
+        {title}
+      </Title>
+      <Text size="sm" c="dimmed" mb="xs">
+        Not in any rate, and never counted as resisted: they say nothing about how the chatbot holds up.
+      </Text>
+      {[
+        { label: "Baseline", items: baseline },
+        { label: "This run", items: run },
+      ]
+        .filter((side) => side.items.length > 0)
+        .map((side) => (
+          <Stack key={side.label} gap={2} mb="xs">
+            <Text size="sm" fw={500}>{`${side.label} (${String(side.items.length)})`}</Text>
+            <List size="sm" spacing={2}>
+              {side.items.map((item) => (
+                <List.Item key={item.id} style={{ overflowWrap: "anywhere" }}>
+                  <Text span ff="monospace" size="sm">
+                    {attemptName(item)}
+                  </Text>
+                  {`: ${item.because}`}
+                </List.Item>
+              ))}
+            </List>
+          </Stack>
+        ))}
+    </Paper>
+  );
+}
+
+function runLabel(run: { id: number; created_at: string; counters?: unknown }): string {
+  const counters = run.counters as Record<string, unknown> | null | undefined;
+  const breached = typeof counters?.breached === "number" ? counters.breached : 0;
+  return `#${String(run.id)} · ${formatDate(run.created_at)} · ${String(breached)} breached`;
+}
+
+function Comparison({
+  runId,
+  baseline,
+  threshold,
+  mode,
+}: {
+  runId: number;
+  baseline: number;
+  threshold: number;
+  mode: DashboardMode;
+}) {
+  const comparison = useSecurityComparison(runId, baseline, threshold);
+  if (comparison.isPending) return <LoadingState label="Comparing" />;
+  if (comparison.isError) return <ErrorState error={comparison.error} title="Could not compare the runs" />;
+  const data = comparison.data;
+  return (
+    <Stack gap="md">
+      <ComparisonVerdict
+        verdict={data.verdict}
+        against="against "
+        baselineRun={data.baseline_run}
+        baselineTo={securityPaths.run(data.baseline_run, mode)}
+        reasons={data.reasons}
+        notes={data.notes}
+        nothingMoved="No breach rate moved by the threshold or more."
+      />
+      <Paper withBorder p="sm">
+        <Title order={2} size="h5" mb="xs">
+          Breach rates
+        </Title>
+        <Text size="xs" c="dimmed" mb="xs">
+          Breached / (breached + resisted), with the 95 % Wilson interval; errors and inconclusive attempts beside it.
+        </Text>
+        <GroupsTable groups={[data.overall, ...data.attacks]} label="Breach rate per attack" first="Attack" />
+        <GroupsTable groups={data.deliveries} label="Breach rate per delivery mode" first="Delivery" />
+      </Paper>
+      <Changes
+        title="Newly breached"
+        changes={data.newly_breached}
+        empty="No attempt resisted in the baseline is breached now."
+      />
+      {data.newly_resisted.length > 0 && <Changes title="Newly resisted" changes={data.newly_resisted} empty="" />}
+      <Undecided title="Errors" baseline={data.errors.baseline} run={data.errors.run} />
+      <Undecided title="Inconclusive attempts" baseline={data.inconclusive.baseline} run={data.inconclusive.run} />
+    </Stack>
+  );
+}
+
+export function SecurityCompareView({ runId, mode }: { runId: number; mode: DashboardMode }) {
+  const [params, setParams] = useSearchParams();
+  const baseline = positiveInt(params.get("baseline"));
+  const threshold = readThreshold(params.get("threshold"));
+  const run = useRun(runId);
+  const runs = useSecurityRuns(run.data?.project ?? null);
+  const others = (runs.data ?? []).filter((other) => other.id !== runId);
+  const choose = (name: string, value: string | null, fallback?: string) => {
+    const next = new URLSearchParams(params);
+    if (value === null || value === fallback) next.delete(name);
+    else next.set(name, value);
+    setParams(next, { replace: true });
+  };
+  return (
+    <Stack gap="md">
+      <PageHeader
+        title={`Campaign run #${String(runId)} compared`}
+        description="Is the chatbot easier to break than in the other run? Attempts are matched by attack, delivery mode and attempt number."
+        actions={
+          <>
+            <Select
+              label="Compare with"
+              placeholder={runs.isPending ? "Loading the runs…" : "Choose a run"}
+              w={280}
+              data={others.map((other) => ({ value: String(other.id), label: runLabel(other) }))}
+              value={baseline === null ? null : String(baseline)}
+              onChange={(value) => {
+                choose("baseline", value);
+              }}
+              nothingFoundMessage="No other campaign run in this project"
+            />
+            <Select
+              label="Threshold"
+              w={170}
+              value={String(threshold)}
+              data={THRESHOLDS.map((value) => ({
+                value,
+                label: `${String(Math.round(Number(value) * 100))} points`,
+              }))}
+              allowDeselect={false}
+              onChange={(value) => {
+                choose("threshold", value, String(DEFAULT_THRESHOLD));
+              }}
+            />
+            <Button component={Link} to={securityPaths.run(runId, mode)} variant="default" mt={24}>
+              Back to the run
+            </Button>
+          </>
+        }
+      />
+      {baseline === null ? (
+        <EmptyState title="Choose the run to compare with">
+          {others.length === 0 && !runs.isPending
+            ? "This project has no other campaign run yet: run the campaign again after a change, then compare."
+            : "Pick an earlier run of the campaign (before a change) above: this run is judged against it."}
+        </EmptyState>
+      ) : (
+        <Comparison runId={runId} baseline={baseline} threshold={threshold} mode={mode} />
+      )}
+    </Stack>
+  );
+}
+
+function SecurityCompareRoute({ mode }: { mode: DashboardMode }) {
+  const runId = positiveInt(useParams().runId);
+  useDocumentTitle(`Campaign run #${String(runId)} compared · Parley`);
+  if (runId === null) return <EmptyState title="No such run" />;
+  return <SecurityCompareView runId={runId} mode={mode} />;
+}
+
+export function SecurityComparePage() {
+  return <SecurityCompareRoute mode="owner" />;
+}
+
+export function PublicSecurityComparePage() {
+  return <SecurityCompareRoute mode="public" />;
+}
