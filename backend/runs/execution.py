@@ -33,7 +33,7 @@ from engine.tracer.reporter import TracerCancelled
 from runs import deps
 from runs.checkpoints import checkpointer
 from runs.exports import sensei_verdicts
-from runs.models import Artefact, Conversation, RuleResult, Run
+from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
 from runs.replay import replay_for, save_replay
 from runs.reporting import BenchProgress, RunCancel, RunRecorder
 from workspace.models import Profile, Rule
@@ -243,7 +243,7 @@ def _personalities(run: Run) -> list[EnginePersonality]:
 
 def _sensei_result(run: Run) -> dict[str, Any]:
     """Counts from the stored rows (a resumed run counts what earlier attempts stored): conversations, those with
-    errors, and verdicts — `ok` when none failed; inconclusive ones are no chatbot failure."""
+    errors, and verdicts — `ok` when none failed; inconclusive ones are no chatbot failure — and the warnings."""
     conversations = Conversation.objects.filter(run=run)
     with_errors = conversations.filter(has_errors=True).count()
     verdicts = sensei_verdicts(run)
@@ -252,7 +252,17 @@ def _sensei_result(run: Run) -> dict[str, Any]:
         "with_errors": with_errors,
         **verdicts,
         "ok": verdicts["failed"] == 0,
+        "warnings": _warnings(run),
     }
+
+
+def _warnings(run: Run) -> list[str]:
+    """The run's warnings (a parameter the model refused, fewer sessions than asked…), each once, oldest first,
+    from every attempt; they were scrubbed when recorded."""
+    texts = (
+        RunEvent.objects.filter(run=run, type=RunEvent.Type.WARNING).order_by("pk").values_list("data__text")
+    )
+    return list(dict.fromkeys(text for (text,) in texts if isinstance(text, str) and text))
 
 
 # -- check ----------------------------------------------------------------------------------------------------

@@ -128,6 +128,8 @@ def test_refusals_are_learned_once_stored_with_the_key_and_not_paid_again(
         e.data["text"] for e in RunEvent.objects.filter(run_id=first["id"], type=RunEvent.Type.WARNING)
     ]
     assert sum("refused a parameter for acme-reasoner" in w for w in warnings) == 2
+    # …and the run's result carries them, each once, for the run page to show above its figures.
+    assert first["result"]["warnings"] == list(dict.fromkeys(warnings))
     # The simulated user played the profile's model; extraction used the project's (D6).
     assert first["result"]["models"]["sensei.user_turn"] == ["acme-reasoner"]
     assert first["result"]["models"]["sensei.extract"] == ["fake-model"]

@@ -168,8 +168,11 @@ test("a gpt-5 project runs SENSEI and TRACER from the browser; same-named profil
   await expect(page).toHaveURL(/\/sensei\/\d+$/);
   await expect(page.getByRole("heading", { level: 1, name: /^SENSEI run #\d+$/ })).toBeVisible();
   await expect(page.getByText("succeeded").first()).toBeVisible();
-  // The temperature the profiles asked for is not sent, and the run says so.
+  // The temperature the profiles asked for is not sent, and the run says so: in its log, and above its figures.
   await expect(page.getByRole("list", { name: "Run log" })).toContainText(
+    `${MODEL} accepts only its default temperature`,
+  );
+  await expect(page.getByRole("alert", { name: "Warnings" })).toContainText(
     `${MODEL} accepts only its default temperature`,
   );
 

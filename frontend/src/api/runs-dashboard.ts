@@ -123,6 +123,10 @@ export function unpricedCalls(run: Pick<Run, "usage">): number {
 
 // -- what a run was asked and what it found --------------------------------------------------------------------
 
+function readWarnings(result: Record<string, unknown>): string[] {
+  return Array.isArray(result.warnings) ? result.warnings.map(str).filter(Boolean) : [];
+}
+
 export interface TracerSummary {
   sessions: number | null;
   turns: number | null;
@@ -142,7 +146,7 @@ export function readTracerSummary(run: Pick<Run, "params" | "result">): TracerSu
     profiles: num(result.profiles),
     validProfiles: num(result.valid_profiles),
     resumed: result.resumed === true,
-    warnings: Array.isArray(result.warnings) ? result.warnings.map(str).filter(Boolean) : [],
+    warnings: readWarnings(result),
   };
 }
 
@@ -157,6 +161,7 @@ export interface SenseiSummary {
   /** Share of conclusive conversations that passed (0…1) — inconclusive ones left out; for runs before
    * verdicts, the share without errors. Null before any finished. */
   passRate: number | null;
+  warnings: string[];
 }
 
 export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSummary {
@@ -181,6 +186,7 @@ export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSu
     inconclusive: num(result.inconclusive),
     passRate:
       passed !== null && failed !== null ? (passed + failed > 0 ? passed / (passed + failed) : null) : legacyRate,
+    warnings: readWarnings(result),
   };
 }
 

@@ -106,6 +106,26 @@ describe("SENSEI verdicts where users look", () => {
     expect(line).not.toHaveTextContent("with errors");
   });
 
+  it("shows what the run adapted or warned about above its figures, as text", async () => {
+    const project = workspaceDb.addProject();
+    const warning =
+      "gpt-5-mini accepts only its default temperature: the temperature 0.8 the profiles asked for is not sent " +
+      "<img src=x onerror=alert(1)>";
+    const run = workspaceDb.addRun({
+      kind: "sensei",
+      status: "succeeded",
+      project: project.id,
+      project_name: project.name,
+      params: { profiles: [{ id: 1, name: "order_pizza" }] },
+      result: { ...RESULT, warnings: [warning] },
+    });
+    renderApp(`/sensei/${String(run.id)}`, { loggedIn: true });
+
+    const alert = await screen.findByRole("alert", { name: "Warnings" });
+    expect(alert).toHaveTextContent(warning);
+    expect(document.querySelector("img[src=x]")).toBeNull();
+  });
+
   it("keeps the old count for runs stored before verdicts", async () => {
     const run = workspaceDb.addRun({
       kind: "sensei",

@@ -44,6 +44,7 @@ import {
 import { CostPerProfileChart, ErrorsByTypeChart, ResponseTimeChart } from "../../components/charts/RunCharts";
 import { CostText } from "../../components/CostText";
 import { ResourceTable } from "../../components/ResourceTable";
+import { RunWarnings } from "../../components/RunWarnings";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { BaselineActions } from "../compare/BaselineActions";
 import { ErrorState, LoadingState } from "../../components/StateViews";
@@ -448,6 +449,7 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
           </>
         }
       />
+      <RunWarnings warnings={summary.warnings} />
       {(active || mode === "owner") && <RunLivePanel run={run} readOnly={mode === "public"} />}
 
       {stats.isError && <ErrorState error={stats.error} title="Could not load the statistics" />}

@@ -28,6 +28,7 @@ import { readTracerSummary, useModelDiff, useProjectRuns } from "../../api/runs-
 import { WorkflowGraph } from "../../components/graph/WorkflowGraph";
 import { WorkflowTable } from "../../components/graph/WorkflowTable";
 import { runOutcome } from "../../components/run-outcome";
+import { RunWarnings } from "../../components/RunWarnings";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { ChatTurns } from "../../components/transcript/Transcript";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
@@ -279,17 +280,7 @@ export function TracerRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
           )}
         </Alert>
       )}
-      {summary.warnings.length > 0 && (
-        <Alert color="yellow" title="Warnings">
-          <Stack gap={2}>
-            {summary.warnings.map((warning) => (
-              <Text key={warning} size="sm">
-                {warning}
-              </Text>
-            ))}
-          </Stack>
-        </Alert>
-      )}
+      <RunWarnings warnings={summary.warnings} />
       <Tabs value={tab} onChange={setTab} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="progress">{active ? "Progress" : "Log"}</Tabs.Tab>
