@@ -29,7 +29,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.regression.data import Conversation, Key, RunData
-from engine.regression.stats import Rate, difference, wilson
+from engine.regression.stats import Rate, difference, percent, wilson
 from engine.sensei.errors import describe
 
 # Named choice sets (the API schema names its enums after them: parley.settings ENUM_NAME_OVERRIDES).
@@ -240,14 +240,6 @@ def _rate(side: ComparedSide) -> Rate:
     return wilson(side.passed, side.decided)
 
 
-def _percent(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.0f} %"
-
-
-def _points(value: float) -> str:
-    return f"{100 * value:+.0f} points"
-
-
 def _status(
     kind: Literal["overall", "profile", "rule"],
     name: str,
@@ -269,8 +261,8 @@ def _status(
         if (before.decided or before.inconclusive) and (after.decided or after.inconclusive):
             return group("inconclusive", f"no decided conversation in {side}")
         return group("unchanged", "nothing to compare")
-    rates = f"{_percent(before.rate)} → {_percent(after.rate)}"
-    interval = f"95 % CI of the change {_points(change.low or 0)} … {_points(change.high or 0)}"
+    rates = f"{percent(before.rate)} → {percent(after.rate)}"
+    interval = change.interval_text()
     confirmed = change
     if stable is not None:
         confirmed = difference(_rate(stable[0]), _rate(stable[1]))

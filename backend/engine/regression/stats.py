@@ -77,6 +77,10 @@ class Difference:
     def significant_rise(self) -> bool:
         return self.low is not None and self.low > 0
 
+    def interval_text(self) -> str:
+        """The interval as a user reads it: "95 % CI of the change -12 points … +3 points"."""
+        return f"95 % CI of the change {_points(self.low or 0)} … {_points(self.high or 0)}"
+
     def to_json(self) -> dict[str, float | None]:
         return {
             "delta": None if self.delta is None else round(self.delta, 4),
@@ -93,3 +97,12 @@ def difference(before: Rate, after: Rate) -> Difference:
     low = delta - math.sqrt((after.rate - after.low) ** 2 + (before.high - before.rate) ** 2)
     high = delta + math.sqrt((after.high - after.rate) ** 2 + (before.rate - before.low) ** 2)
     return Difference(delta, max(-1.0, low), min(1.0, high))
+
+
+def percent(value: float | None) -> str:
+    """A rate as a user reads it: "67 %", or "—" when nothing was decided."""
+    return "—" if value is None else f"{100 * value:.0f} %"
+
+
+def _points(value: float) -> str:
+    return f"{100 * value:+.0f} points"

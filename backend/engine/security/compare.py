@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import ParleyError
 from engine.regression.compare import DEFAULT_THRESHOLD
-from engine.regression.stats import difference, wilson
+from engine.regression.stats import difference, percent, wilson
 from engine.security.records import AttemptRecord
 
 SECURITY_GROUP_KINDS = ("overall", "attack", "delivery")
@@ -222,14 +222,6 @@ def _side(records: Iterable[AttemptRecord]) -> BreachSide:
     )
 
 
-def _percent(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.0f} %"
-
-
-def _points(value: float) -> str:
-    return f"{100 * value:+.0f} points"
-
-
 def _group(
     kind: GroupKind, name: str, before: BreachSide, after: BreachSide, threshold: float
 ) -> BreachGroup:
@@ -255,8 +247,8 @@ def _group(
             side = "the run" if after.decided == 0 else "the baseline"
             return group("inconclusive", f"no attempt of {side} reached a decision (errors or inconclusive)")
         return group("unchanged", "nothing to compare")
-    rates = f"breach rate {_percent(before.rate)} → {_percent(after.rate)}"
-    interval = f"95 % CI of the change {_points(change.low or 0)} … {_points(change.high or 0)}"
+    rates = f"breach rate {percent(before.rate)} → {percent(after.rate)}"
+    interval = change.interval_text()
     if change.delta >= threshold:
         if change.significant_rise:
             return group("regressed", f"{rates} ({interval})")
