@@ -51,6 +51,19 @@ def threshold(text: str) -> float:
 threshold.__name__ = "threshold"
 
 
+def add_gate_arguments(parser: argparse.ArgumentParser, rate: str) -> None:
+    """What a comparison gates on, the same for SENSEI's pass rates and a campaign's breach rates."""
+    parser.add_argument(
+        "--threshold",
+        type=threshold,
+        metavar="X",
+        help=f"smallest change of a {rate} that counts, e.g. 0.1 or 10%% (default 0.1)",
+    )
+    parser.add_argument(
+        "--fail-on-inconclusive", action="store_true", help="exit 1 when the verdict is inconclusive"
+    )
+
+
 def add_compare_parser(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = actions.add_parser(
         "compare",
@@ -61,15 +74,7 @@ def add_compare_parser(actions: argparse._SubParsersAction[argparse.ArgumentPars
     parser.add_argument("run", metavar="RUN", help="the run to judge: a --out folder (or a run id)")
     add_json_argument(parser)
     add_junit_argument(parser)
-    parser.add_argument(
-        "--threshold",
-        type=threshold,
-        metavar="X",
-        help="smallest change of a pass rate that counts, e.g. 0.1 or 10%% (default 0.1)",
-    )
-    parser.add_argument(
-        "--fail-on-inconclusive", action="store_true", help="exit 1 when the verdict is inconclusive"
-    )
+    add_gate_arguments(parser, "pass rate")
     parser.add_argument("--rules", metavar="DIR", help="check these rules on both folders (no judge model)")
     parser.add_argument(
         "--server",

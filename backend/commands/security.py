@@ -48,7 +48,7 @@ from commands.common import (
     write_json,
     write_junit,
 )
-from commands.compare import exit_code, threshold
+from commands.compare import add_gate_arguments, exit_code
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -86,15 +86,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     compare.add_argument("run", metavar="RUN", help="the run to judge: a `run --out` folder")
     add_json_argument(compare)
     add_junit_argument(compare)
-    compare.add_argument(
-        "--threshold",
-        type=threshold,
-        metavar="X",
-        help="smallest change of a breach rate that counts, e.g. 0.1 or 10%% (default 0.1)",
-    )
-    compare.add_argument(
-        "--fail-on-inconclusive", action="store_true", help="exit 1 when the verdict is inconclusive"
-    )
+    add_gate_arguments(compare, "breach rate")
     compare.add_argument("-v", "--verbose", action="store_true", help="list every group and attempt")
     compare.set_defaults(handler=_compare)
 
