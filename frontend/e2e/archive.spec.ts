@@ -1,11 +1,11 @@
-import { type APIRequestContext, expect, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
+import { post, signUp, unique } from "./account";
 
 /**
  * A project's files as one zip on the real stack: exported from one project's test center (a real download
  * through the authenticated client), imported into another project's test center, where the profile and the
  * security campaign appear. (A refused archive is the backend's and the unit tests' business.)
  */
-const PASSWORD = "A long and unusual e2e passphrase 42";
 const PROFILE = `test_name: archived_order
 user:
   role: You are a customer who wants to order a pizza for pickup.
@@ -31,26 +31,9 @@ attacks:
   - name: amnesia
 `;
 
-function unique(prefix: string): string {
-  return `${prefix}-${String(Date.now())}-${Math.random().toString(36).slice(2, 6)}`;
-}
-
-async function post<T>(request: APIRequestContext, token: string, url: string, data: unknown): Promise<T> {
-  const response = await request.post(url, { headers: { Authorization: `Token ${token}` }, data });
-  expect(response.ok(), `POST ${url}: ${await response.text()}`).toBe(true);
-  return (await response.json()) as T;
-}
-
 test("a project's files go out as a zip and come back into another project", async ({ page, request }, info) => {
   test.setTimeout(120_000);
-  const email = `${unique("archive")}@example.com`;
-  await page.goto("/signup");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByLabel("Confirm password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("banner").getByText(email)).toBeVisible();
-  const token = (await page.evaluate(() => window.sessionStorage.getItem("parley.token"))) ?? "";
+  const { token } = await signUp(page, "archive");
 
   const connector = await post<{ id: number }>(request, token, "/api/connectors/", {
     name: "Pizza bot",

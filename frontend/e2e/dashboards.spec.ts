@@ -1,5 +1,6 @@
 import { type APIRequestContext, expect, type Page, test, type TestInfo } from "@playwright/test";
 import { expectAccessible } from "./a11y";
+import { signUp, unique } from "./account";
 import { FAKE_LLM_CONTROL, FAKE_LLM_URL, scriptFakeLlm } from "./fake-llm";
 
 /**
@@ -13,16 +14,11 @@ import { FAKE_LLM_CONTROL, FAKE_LLM_URL, scriptFakeLlm } from "./fake-llm";
  * through the API so that this test is about the dashboards. Each screen is saved as a screenshot and gets an
  * accessibility check (axe: no serious or critical violation).
  */
-const PASSWORD = "A long and unusual e2e passphrase 42";
 
 test.afterAll(async ({ request }) => {
   // Later tests get the fake server's default answers again.
   await request.post(`${FAKE_LLM_CONTROL}/_fake/reset`);
 });
-
-function unique(prefix: string): string {
-  return `${prefix}-${String(Date.now())}-${Math.random().toString(36).slice(2, 6)}`;
-}
 
 async function snap(page: Page, testInfo: TestInfo, name: string) {
   await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
@@ -48,16 +44,8 @@ test("TRACER, SENSEI, rules, bench and public dashboards on a live stack", async
   await scriptFakeLlm(request);
 
   // Sign up in the browser; the API calls below use the same session.
-  const email = `${unique("dashboards")}@example.com`;
-  await page.goto("/signup");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByLabel("Confirm password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("banner").getByText(email)).toBeVisible();
-  const token = await page.evaluate(() => window.sessionStorage.getItem("parley.token"));
-  expect(token).toBeTruthy();
-  const api = apiClient(request, token ?? "");
+  const { email, token } = await signUp(page, "dashboards");
+  const api = apiClient(request, token);
 
   // Key → connector → project.
   const key = await api.post<{ id: number }>("/api/keys/", {

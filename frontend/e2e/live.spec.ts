@@ -1,18 +1,14 @@
 import { expect, test } from "@playwright/test";
+import { signUp } from "./account";
 
 /**
  * Live updates through the real stack (nginx → uvicorn → PostgreSQL LISTEN/NOTIFY): a connection test, which takes
  * the worker a few hundredths of a second, is on screen well under a second after the click — with 2 s polling it
  * took 2.4 s — and the browser got it from an event stream whose URL carries no token.
  */
-const PASSWORD = "A long and unusual e2e passphrase 42";
 
 test("a connection test's result is on screen within a second, pushed by the server", async ({ page }) => {
-  await page.goto("/signup");
-  await page.getByLabel("E-mail").fill(`live-${String(Date.now())}@example.com`);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByLabel("Confirm password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
+  await signUp(page, "live");
   await page.getByRole("navigation").getByRole("link", { name: "Connectors" }).click();
   await page.getByRole("link", { name: "New connector" }).click();
   await page.getByLabel("Name", { exact: false }).first().fill("Pizza bot");

@@ -1,4 +1,5 @@
-import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
+import { type APIRequestContext, expect, test } from "@playwright/test";
+import { signUp, unique } from "./account";
 
 /**
  * Real providers (#19) and same-named profiles (Web #23 item 2), against the real stack.
@@ -12,12 +13,7 @@ import { type APIRequestContext, expect, type Page, test } from "@playwright/tes
  */
 const FAKE_LLM_URL = process.env.PARLEY_FAKE_LLM_URL ?? "http://127.0.0.1:8093/v1";
 const FAKE_LLM_CONTROL = FAKE_LLM_URL.replace(/\/v1\/?$/, "");
-const PASSWORD = "A long and unusual e2e passphrase 42";
 const MODEL = "gpt-5-mini";
-
-function unique(prefix: string): string {
-  return `${prefix}-${String(Date.now())}-${Math.random().toString(36).slice(2, 6)}`;
-}
 
 /** A profile that asks for a temperature gpt-5-mini refuses; `number` conversations. */
 function profile(number: number): string {
@@ -93,16 +89,6 @@ function refusals(calls: FakeRequest[]): Map<string, number> {
   return counts;
 }
 
-async function signUp(page: Page) {
-  await page.goto("/signup");
-  await page.getByLabel("E-mail").fill(`${unique("providers")}@example.com`);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByLabel("Confirm password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("button", { name: "Log out" })).toBeVisible();
-  return (await page.evaluate(() => window.sessionStorage.getItem("parley.token"))) ?? "";
-}
-
 test.afterAll(async ({ request }) => {
   if (!process.env.KEEP_FAKE) await request.post(`${FAKE_LLM_CONTROL}/_fake/reset`);
 });
@@ -112,7 +98,7 @@ test("a gpt-5 project runs SENSEI and TRACER from the browser; same-named profil
   request,
 }) => {
   test.setTimeout(420_000);
-  const token = await signUp(page);
+  const { token } = await signUp(page, "providers");
   const headers = { Authorization: `Token ${token}` };
   const post = async <T>(url: string, data: unknown): Promise<T> => {
     const response = await request.post(url, { headers, data });

@@ -1,4 +1,5 @@
 import { type APIRequestContext, expect, test } from "@playwright/test";
+import { post, signUp, unique } from "./account";
 
 /**
  * A security campaign on the real stack (nginx, gunicorn, Celery, PostgreSQL, RabbitMQ): a project on the built-in
@@ -6,7 +7,6 @@ import { type APIRequestContext, expect, test } from "@playwright/test";
  * attempt opened with its quoted evidence. Offline: the project has no LLM key, so the campaign uses the built-in
  * tasks and oracles decided in code.
  */
-const PASSWORD = "A long and unusual e2e passphrase 42";
 const CAMPAIGN = `name: pizza_security
 target_context: Takes pizza orders for pickup and answers questions about the shop.
 canaries: [ZEBRA-7781]
@@ -17,26 +17,9 @@ attacks:
   - name: typoglycemia_attack
 `;
 
-function unique(prefix: string): string {
-  return `${prefix}-${String(Date.now())}-${Math.random().toString(36).slice(2, 6)}`;
-}
-
-async function post<T>(request: APIRequestContext, token: string, url: string, data: unknown): Promise<T> {
-  const response = await request.post(url, { headers: { Authorization: `Token ${token}` }, data });
-  expect(response.ok(), `POST ${url}: ${await response.text()}`).toBe(true);
-  return (await response.json()) as T;
-}
-
 test("a campaign run shows the breach rate per attack and the quoted evidence", async ({ page, request }) => {
   test.setTimeout(180_000);
-  const email = `${unique("security")}@example.com`;
-  await page.goto("/signup");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByLabel("Confirm password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("banner").getByText(email)).toBeVisible();
-  const token = (await page.evaluate(() => window.sessionStorage.getItem("parley.token"))) ?? "";
+  const { token } = await signUp(page, "security");
 
   const connector = await post<{ id: number }>(request, token, "/api/connectors/", {
     name: "Leaky bot",
@@ -86,14 +69,7 @@ async function finished(request: APIRequestContext, token: string, runId: number
 
 test("two campaign runs compared: the chatbot that leaks now regressed, with the quotes", async ({ page, request }) => {
   test.setTimeout(240_000);
-  const email = `${unique("security-compare")}@example.com`;
-  await page.goto("/signup");
-  await page.getByLabel("E-mail").fill(email);
-  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
-  await page.getByLabel("Confirm password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByRole("banner").getByText(email)).toBeVisible();
-  const token = (await page.evaluate(() => window.sessionStorage.getItem("parley.token"))) ?? "";
+  const { token } = await signUp(page, "security-compare");
 
   const connectors: Record<string, number> = {};
   for (const bot of ["guarded", "leaky"]) {
