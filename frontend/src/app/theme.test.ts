@@ -1,9 +1,11 @@
 import { DEFAULT_THEME, mergeMantineTheme } from "@mantine/core";
 import { describe, expect, it } from "vitest";
-import { contrast, cssVariablesResolver, theme } from "./theme";
+import { contrast, cssVariablesResolver, DARK_ALERT, DARK_SURFACES, theme } from "./theme";
 
 const merged = mergeMantineTheme(DEFAULT_THEME, theme);
 const light: Record<string, string | undefined> = cssVariablesResolver(merged).light;
+const dark: Record<string, string | undefined> = cssVariablesResolver(merged).dark;
+const surfaces = DARK_SURFACES.map((index) => merged.colors.dark[index]);
 
 describe("the light scheme's colours meet WCAG AA for text", () => {
   it("Mantine's defaults do not (what the theme corrects)", () => {
@@ -29,5 +31,23 @@ describe("the light scheme's colours meet WCAG AA for text", () => {
     // White text on the primary filled colour (buttons).
     const primary = merged.colors[merged.primaryColor]?.[8] ?? "";
     expect(contrast(primary, "#ffffff")).toBeGreaterThanOrEqual(4.5);
+  });
+});
+
+describe("the dark scheme's text reads on its surfaces", () => {
+  it("Mantine's defaults do not (what the theme corrects)", () => {
+    expect(contrast(DEFAULT_THEME.colors.dark[2], DEFAULT_THEME.colors.dark[7])).toBeLessThan(4.5); // dimmed
+    expect(contrast(DEFAULT_THEME.colors.red[8], DEFAULT_THEME.colors.dark[6])).toBeLessThan(4.5); // an error
+  });
+
+  it("dimmed, error, link and every colour's text read on the body, cards and inputs", () => {
+    const variables = ["--mantine-color-dimmed", "--mantine-color-error", "--mantine-color-anchor"];
+    for (const name of Object.keys(merged.colors)) if (name !== "dark") variables.push(`--mantine-color-${name}-text`);
+    for (const variable of variables) {
+      for (const surface of surfaces) {
+        expect(contrast(dark[variable] ?? "", surface), `${variable} on ${surface}`).toBeGreaterThanOrEqual(4.5);
+      }
+    }
+    expect(contrast(dark["--mantine-color-anchor"] ?? "", DARK_ALERT)).toBeGreaterThanOrEqual(4.5);
   });
 });

@@ -56,7 +56,7 @@ export function VerdictCounts({
           key={verdict}
           size="sm"
           fw={verdict === "failed" && count > 0 ? 600 : undefined}
-          c={verdict === "failed" && count > 0 ? "red.8" : undefined}
+          c={verdict === "failed" && count > 0 ? "red" : undefined}
           span
         >
           {`${String(count)} ${verdict}`}

@@ -45,7 +45,7 @@ export function ProblemList({ id, problems, onGoTo, validMessage }: ProblemListP
       radius="md"
       style={{ borderColor: `var(--mantine-color-${errors > 0 ? "red" : "yellow"}-filled)` }}
     >
-      <Text size="sm" fw={600} c={errors > 0 ? "red" : "yellow.8"} mb={6}>
+      <Text size="sm" fw={600} c={errors > 0 ? "red" : "yellow"} mb={6}>
         {summary}
       </Text>
       <List spacing={6} size="sm" listStyleType="none" aria-label="Problems found">
