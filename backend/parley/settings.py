@@ -300,7 +300,8 @@ EGRESS_ALLOW = env.list("PARLEY_EGRESS_ALLOW", [])
 
 # --- live updates (runs/live.py, runs/streams.py; served by the ASGI process, parley/asgi.py) ----------------
 # A comment line every STREAM_HEARTBEAT_S keeps proxies from closing a quiet stream; a stream ends after
-# STREAM_MAX_S (the browser reconnects at once and is authenticated again, so a revoked token stops there).
+# STREAM_MAX_S, or at the first heartbeat after its sign-in ended (the browser reconnects at once and is
+# authenticated again, so a revoked token stops there).
 STREAM_HEARTBEAT_S = env.int("PARLEY_STREAM_HEARTBEAT", 15, minimum=1)
 STREAM_MAX_S = env.int("PARLEY_STREAM_MAX_SECONDS", 600, minimum=10)
 # Threads that read runs for every open stream of the process (the reads are shared by streams that watch the

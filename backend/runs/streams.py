@@ -5,7 +5,8 @@ event id as the message id), the run as the detail endpoint shows it whenever it
 conversation was stored (`conversations`), and `end` once the run is final (or `gone` when it was deleted or is
 no longer visible). `/api/stream/runs/` tells a visitor which of the runs they may see changed (`runs`), at most
 once a second, so run lists refetch only then. Comment lines every PARLEY_STREAM_HEARTBEAT seconds keep proxies
-from closing a quiet stream; after PARLEY_STREAM_MAX_SECONDS a stream says `reconnect` and ends.
+from closing a quiet stream; after PARLEY_STREAM_MAX_SECONDS, or at the first heartbeat after its sign-in ended
+(logout, a revoked or expired token), a stream says `reconnect` and ends.
 
 Who sees what is the run endpoints' rule (runs.views.readable_runs): the owner, or anyone for a run of a public
 project — strangers get the same 404 as the detail endpoint, and only the owner gets owner-only events.
@@ -20,7 +21,7 @@ import asyncio
 import functools
 import json
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -99,6 +100,24 @@ def _authenticate(request: HttpRequest) -> Viewer:
     )
     user = drf_request.user
     return Viewer(user.pk if user is not None and user.is_authenticated else None)
+
+
+SessionCheck = Callable[[], Awaitable[bool]]
+
+
+def _session_check(request: HttpRequest, viewer: Viewer) -> SessionCheck:
+    """Whether the stream's sign-in still holds, asked at each heartbeat: after a logout, a revoked token or an
+    expired one, the stream says `reconnect` and ends, and the reconnection is refused as the API refuses it."""
+
+    async def check() -> bool:
+        if not viewer.authenticated:
+            return True
+        try:
+            return (await _read(_authenticate, request)).pk == viewer.pk
+        except exceptions.APIException:
+            return False
+
+    return check
 
 
 def _user_of(viewer: Viewer) -> Any:
@@ -181,7 +200,9 @@ class _Cursor:
         return new
 
 
-async def follow_run(run_id: int, viewer: Viewer, owner_view: bool, after: int) -> AsyncIterator[str]:
+async def follow_run(
+    run_id: int, viewer: Viewer, owner_view: bool, after: int, signed_in: SessionCheck
+) -> AsyncIterator[str]:
     yield PREAMBLE
     live = hub()
     try:
@@ -225,7 +246,7 @@ async def follow_run(run_id: int, viewer: Viewer, owner_view: bool, after: int) 
             changes = []
             while not changes:
                 changes, written, expired = await _wait(subscription.next, written, deadline)
-                if expired and time.monotonic() >= deadline:
+                if expired and (time.monotonic() >= deadline or not await signed_in()):
                     yield message("reconnect", "{}", id_=last_id or None)
                     return
                 if expired:
@@ -273,7 +294,9 @@ async def run_stream(request: HttpRequest, run_id: int) -> HttpResponse:
     owner = await _read(_visible_owner, viewer, run_id)
     if owner is None:
         return _refusal(exceptions.NotFound())
-    return _event_stream(follow_run(run_id, viewer, owner == viewer.pk, _after(request)))
+    return _event_stream(
+        follow_run(run_id, viewer, owner == viewer.pk, _after(request), _session_check(request, viewer))
+    )
 
 
 def _after(request: HttpRequest) -> int:
@@ -304,7 +327,7 @@ def _watches(viewer: Viewer) -> Callable[[Change], bool]:
     return lambda change: change.public or (viewer.pk is not None and change.owner == viewer.pk)
 
 
-async def follow_runs(viewer: Viewer) -> AsyncIterator[str]:
+async def follow_runs(viewer: Viewer, signed_in: SessionCheck) -> AsyncIterator[str]:
     yield PREAMBLE
     live: Hub = hub()
     try:
@@ -319,7 +342,7 @@ async def follow_runs(viewer: Viewer) -> AsyncIterator[str]:
         while True:
             changes, written, expired = await _wait(subscription.next, written, deadline)
             if expired:
-                if time.monotonic() >= deadline:
+                if time.monotonic() >= deadline or not await signed_in():
                     yield message("reconnect", "{}")
                     return
                 yield HEARTBEAT
@@ -348,4 +371,4 @@ async def runs_stream(request: HttpRequest) -> HttpResponse:
         viewer = await _read(_authenticate, request)
     except exceptions.APIException as exc:
         return _refusal(exc)
-    return _event_stream(follow_runs(viewer))
+    return _event_stream(follow_runs(viewer, _session_check(request, viewer)))

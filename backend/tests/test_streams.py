@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from django.test import Client
+from knox.models import AuthToken
 
 from accounts.services import open_session
 from runs import bookkeeping
@@ -310,6 +311,21 @@ def test_quiet_streams_send_heartbeats(open_stream, owner):
     Run.objects.filter(pk=run.pk).update(stage="later")
     stream.until(lambda m: m.event == "run")
     assert stream.comments >= 3  # ": connected" and at least two heartbeats
+
+
+def test_a_signed_out_session_stops_its_streams_at_the_next_heartbeat(open_stream, owner):
+    # Logging out (or revoking the token) must not leave an open stream that keeps telling what happens.
+    run = RunFactory(owner=owner)
+    _, one = open_stream(f"/api/stream/runs/{run.pk}/", owner.token)
+    _, runs = open_stream("/api/stream/runs/", owner.token)
+    assert one.next().event == "run"
+    AuthToken.objects.filter(user=owner).delete()
+    RunEvent.objects.create(run=run, type="stage", data={"stage": "after the logout"})
+    assert one.until(lambda m: m.event == "reconnect", seconds=5).event == "reconnect"
+    assert runs.until(lambda m: m.event == "reconnect", seconds=5).event == "reconnect"
+    assert one.next() is None and runs.next() is None  # ended by the server
+    response, _ = open_stream(f"/api/stream/runs/{run.pk}/", owner.token)
+    assert response.status_code == 401  # and the reconnection is refused
 
 
 def test_the_runs_list_stream_names_changed_runs_to_those_who_may_see_them(open_stream, owner):
