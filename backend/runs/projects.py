@@ -1,10 +1,11 @@
 """Project-level views over runs: the model diff between two TRACER runs, and a project's YAML documents in bulk —
-exported as one zip (`profiles/`, `rules/`, `campaigns/`) and imported from one (that layout, a TRACER output
-folder or SENSEI project folders).
+exported as one zip (`profiles/`, `rules/`, `campaigns/`, `personalities/`) and imported from one (that layout, a
+TRACER output folder or SENSEI project folders).
 
-An import stores profiles and rules as an upload does, valid or not; a security campaign must be valid, since a
-campaign run starts from it as it is: one invalid campaign refuses the whole archive with its file and line, and
-nothing of it is stored.
+An import stores profiles, rules and personalities as an upload does, valid or not; a security campaign must be
+valid, since a campaign run starts from it as it is: one invalid campaign refuses the whole archive with its file
+and line, and nothing of it is stored. Profiles name personalities, so a personality keeps its name: the same
+text again is skipped, a different text under a taken name refuses the archive.
 """
 
 from __future__ import annotations
@@ -27,9 +28,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs.models import Artefact, Run
-from workspace.models import Campaign, Profile, Rule
+from workspace.models import Campaign, Personality, Profile, Rule
 from workspace.permissions import readable_projects, writable_projects
-from workspace.validation import Validation, validate_campaign, validate_profile, validate_rule
+from workspace.validation import (
+    Validation,
+    validate_campaign,
+    validate_personality,
+    validate_profile,
+    validate_rule,
+)
 
 MAX_ENTRIES = 500
 MAX_UNCOMPRESSED = 20 * 1024 * 1024
@@ -132,8 +139,9 @@ class ImportView(APIView):
             }
         },
         responses={201: OpenApiTypes.OBJECT},
-        summary="Import a zip of profiles, rules and security campaigns (a project export, a TRACER output "
-        "folder or SENSEI project folders); an invalid campaign refuses the whole archive",
+        summary="Import a zip of profiles, rules, security campaigns and personalities (a project export, a "
+        "TRACER output folder or SENSEI project folders); an invalid campaign, or a personality that would "
+        "replace another of the same name, refuses the whole archive",
     )
     def post(self, request: Request, project_id: str) -> Response:
         project = get_object_or_404(readable_projects(request.user), pk=project_id)
@@ -147,28 +155,25 @@ class ImportView(APIView):
                 entries = _yaml_entries(archive)
         except zipfile.BadZipFile:
             raise exceptions.ValidationError({"file": ["This is not a zip archive."]}) from None
-        imported: dict[str, list[dict[str, Any]]] = {
-            "profiles": [],
-            "rules": [],
-            "campaigns": [],
-            "skipped": [],
-        }
+        imported: dict[str, list[dict[str, Any]]] = {kind: [] for kind in (*MODELS, "skipped")}
         documents: list[tuple[str, str, str, Validation]] = []  # (kind, file, text, validation)
         for name, text in entries:
             kind = _kind_of(name, text)
             if kind is None:
-                imported["skipped"].append({"file": name, "why": "neither a profile, a rule nor a campaign"})
+                imported["skipped"].append(
+                    {"file": name, "why": "neither a profile, a rule, a campaign nor a personality"}
+                )
                 continue
             checked = VALIDATORS[kind](text)
             if kind == "campaigns" and not checked.valid:
                 raise exceptions.ValidationError({"file": [_first_error(name, checked)]})
             documents.append((kind, name, text, checked))
+        documents = _personalities_once(project, documents, imported["skipped"])
         with transaction.atomic():
             for kind, name, text, checked in documents:
-                base = name.rsplit("/", 1)[-1].rsplit(".", 1)[0]
                 MODELS[kind].objects.create(
                     project=project,
-                    name=(checked.name or base)[:200],
+                    name=_document_name(name, checked),
                     text=text,
                     valid=checked.valid,
                     problems=checked.problems,
@@ -178,8 +183,18 @@ class ImportView(APIView):
         return Response(imported, status=status.HTTP_201_CREATED)
 
 
-VALIDATORS = {"profiles": validate_profile, "rules": validate_rule, "campaigns": validate_campaign}
-MODELS: dict[str, Any] = {"profiles": Profile, "rules": Rule, "campaigns": Campaign}
+VALIDATORS = {
+    "profiles": validate_profile,
+    "rules": validate_rule,
+    "campaigns": validate_campaign,
+    "personalities": validate_personality,
+}
+MODELS: dict[str, Any] = {
+    "profiles": Profile,
+    "rules": Rule,
+    "campaigns": Campaign,
+    "personalities": Personality,
+}
 _TOP_LEVEL_ATTACKS = re.compile(r"^attacks\s*:", re.MULTILINE)
 
 
@@ -189,6 +204,8 @@ def _kind_of(name: str, text: str) -> str | None:
     file_name = lowered.rsplit("/", 1)[-1]
     if "/campaigns/" in lowered or file_name in ("security.yml", "security.yaml"):
         return "campaigns"
+    if "/personalities/" in lowered:
+        return "personalities"
     if "/rules/" in lowered:
         return "rules"
     if "/profiles/" in lowered:
@@ -200,6 +217,31 @@ def _kind_of(name: str, text: str) -> str | None:
     if "test_name" in text:
         return "profiles"
     return None
+
+
+def _document_name(file: str, checked: Validation) -> str:
+    return (checked.name or file.rsplit("/", 1)[-1].rsplit(".", 1)[0])[:200]
+
+
+def _personalities_once(
+    project: Any, documents: list[tuple[str, str, str, Validation]], skipped: list[dict[str, Any]]
+) -> list[tuple[str, str, str, Validation]]:
+    """Profiles name personalities, so a personality keeps its name: one the project already has word for word is
+    skipped; one that would replace a different text of the same name refuses the whole archive."""
+    existing = dict(Personality.objects.filter(project=project).values_list("name", "text"))
+    kept = []
+    for kind, file, text, checked in documents:
+        name = _document_name(file, checked)
+        if kind == "personalities" and name in existing:
+            if existing[name] != text:
+                why = f"the project already has a different personality named '{name}'; rename one of them."
+                raise exceptions.ValidationError({"file": [f"{file}: {why} Nothing was imported."]})
+            skipped.append({"file": file, "why": f"the project already has the personality '{name}'"})
+            continue
+        if kind == "personalities":
+            existing[name] = text
+        kept.append((kind, file, text, checked))
+    return kept
 
 
 def _first_error(name: str, checked: Validation) -> str:
@@ -229,14 +271,15 @@ def _file_names(names: list[str]) -> list[str]:
 
 
 class ExportView(APIView):
-    """/api/projects/{id}/export/: the project's profiles, rules and campaigns as one zip, the layout the
-    import reads back."""
+    """/api/projects/{id}/export/: the project's profiles, rules, campaigns and personalities as one zip, the
+    layout the import reads back."""
 
     permission_classes = (AllowAny,)  # readable_projects decides
 
     @extend_schema(
         responses={(200, "application/zip"): OpenApiTypes.BINARY},
-        summary="Export the project's profiles, rules and security campaigns as a zip (the import reads it back)",
+        summary="Export the project's profiles, rules, security campaigns and personalities as a zip (the "
+        "import reads it back)",
     )
     def get(self, request: Request, project_id: str) -> HttpResponse:
         project = get_object_or_404(readable_projects(request.user), pk=project_id)

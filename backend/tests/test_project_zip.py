@@ -1,5 +1,6 @@
-"""A project's documents in one zip: the export holds its profiles, rules and security campaigns, the import reads
-them back into another project; an invalid campaign refuses the whole archive, naming its file and line."""
+"""A project's documents in one zip: the export holds its profiles, rules, security campaigns and personalities,
+the import reads them back into another project; an invalid campaign refuses the whole archive, naming its file and
+line, and so does a personality that would replace another of the same name."""
 
 import io
 import zipfile
@@ -26,6 +27,7 @@ target_context: Takes pizza orders for pickup.
 attacks:
   - name: amnezia
 """
+PERSONALITY = "name: night-owl\ncontext:\n  - You only chat late at night.\n"
 REFERENCE = """\
 name: ref
 execution: {attempts: 3, max_cost: 0.5}
@@ -72,6 +74,7 @@ def test_an_export_holds_the_campaigns_and_an_import_restores_them(auth_api):
     assert auth_api.post(f"{base}/rules/", {"text": RULE}, format="json").status_code == 201
     for text in (CAMPAIGN, CAMPAIGN.replace("pizza_security", "night/shift ../attack")):
         assert auth_api.post(f"{base}/campaigns/", {"text": text}, format="json").json()["valid"]
+    assert auth_api.post(f"{base}/personalities/", {"text": PERSONALITY}, format="json").json()["valid"]
 
     response = auth_api.get(f"{base}/export/")
 
@@ -84,6 +87,7 @@ def test_an_export_holds_the_campaigns_and_an_import_restores_them(auth_api):
     assert names == [
         "campaigns/night_shift_.._attack.yaml",
         "campaigns/pizza_security.yaml",
+        "personalities/night-owl.yaml",
         "profiles/pizza_order.yaml",
         "rules/price_given.yaml",
     ]
@@ -98,6 +102,35 @@ def test_an_export_holds_the_campaigns_and_an_import_restores_them(auth_api):
     assert restored["pizza_security"]["text"] == CAMPAIGN and restored["pizza_security"]["valid"]
     assert set(documents(auth_api, target, "profiles")) == {"pizza_order"}
     assert set(documents(auth_api, target, "rules")) == {"price_given"}
+    assert documents(auth_api, target, "personalities")["night-owl"]["text"] == PERSONALITY
+
+    # The same archive again: the personality is already there, word for word, and is skipped, not doubled.
+    again = import_zip(auth_api, target, io.BytesIO(response.content))
+    assert again.status_code == 201, again.json()
+    assert again.json()["personalities"] == []
+    assert {
+        "file": "personalities/night-owl.yaml",
+        "why": "the project already has the personality 'night-owl'",
+    } in (again.json()["skipped"])
+    assert len(documents(auth_api, target, "personalities")) == 1
+
+
+def test_a_personality_that_would_replace_another_refuses_the_archive(auth_api):
+    project = new_project(auth_api)
+    base = f"/api/projects/{project['id']}"
+    assert auth_api.post(f"{base}/personalities/", {"text": PERSONALITY}, format="json").status_code == 201
+    other = PERSONALITY.replace("late at night", "at dawn")
+
+    response = import_zip(
+        auth_api, project, archive({"profiles/pizza_order.yaml": PROFILE, "personalities/owl.yaml": other})
+    )
+
+    assert response.status_code == 400
+    message = response.json()["fields"]["file"][0]
+    assert message.startswith("personalities/owl.yaml: the project already has a different personality named")
+    assert "Nothing was imported" in message
+    assert documents(auth_api, project, "profiles") == {}
+    assert documents(auth_api, project, "personalities")["night-owl"]["text"] == PERSONALITY
 
 
 def test_an_invalid_campaign_refuses_the_archive_with_its_file_and_line(auth_api):

@@ -62,7 +62,7 @@ test("a project's files go out as a zip and come back into another project", asy
   await page.goto(`/projects/${String(target.id)}`);
   await expect(page.getByText("No profiles yet")).toBeVisible();
   await page.locator('input[type="file"][accept=".zip,application/zip"]').setInputFiles(archive);
-  await expect(page.getByText("Imported 1 profile, 0 rules, 1 campaign.")).toBeVisible();
+  await expect(page.getByText("Imported 1 profile, 0 rules, 1 campaign, 0 personalities.")).toBeVisible();
   await expect(page.getByRole("link", { name: "archived_order" })).toBeVisible();
   const campaigns = await request.get(`/api/projects/${String(target.id)}/campaigns/`, {
     headers: { Authorization: `Token ${token}` },

@@ -1,5 +1,5 @@
 /**
- * A project's files as one zip: the export (profiles, rules and security campaigns, readable by whoever can read
+ * A project's files as one zip: the export (profiles, rules, security campaigns and personalities, readable by whoever can read
  * the project) and the import of such a zip, a TRACER output folder or SENSEI project folders (the owner only).
  * An invalid campaign refuses the whole archive; the server names the file and line.
  */
@@ -13,6 +13,7 @@ export interface ImportOutcome {
   profiles: number;
   rules: number;
   campaigns: number;
+  personalities: number;
   /** Files that were neither a profile, a rule nor a campaign, with why. */
   skipped: { file: string; why: string }[];
 }
@@ -27,6 +28,7 @@ export function readImportOutcome(data: unknown): ImportOutcome {
     profiles: count(body.profiles),
     rules: count(body.rules),
     campaigns: count(body.campaigns),
+    personalities: count(body.personalities),
     skipped: skipped.filter(isRecord).map((row) => ({ file: text(row.file), why: text(row.why) })),
   };
 }

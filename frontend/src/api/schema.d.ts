@@ -525,9 +525,9 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export the project's profiles, rules and security campaigns as a zip (the import reads it back)
-         * @description /api/projects/{id}/export/: the project's profiles, rules and campaigns as one zip, the layout the
-         *     import reads back.
+         * Export the project's profiles, rules, security campaigns and personalities as a zip (the import reads it back)
+         * @description /api/projects/{id}/export/: the project's profiles, rules, campaigns and personalities as one zip, the
+         *     layout the import reads back.
          */
         get: operations["projects_export_retrieve"];
         put?: never;
@@ -547,7 +547,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Import a zip of profiles, rules and security campaigns (a project export, a TRACER output folder or SENSEI project folders); an invalid campaign refuses the whole archive */
+        /** Import a zip of profiles, rules, security campaigns and personalities (a project export, a TRACER output folder or SENSEI project folders); an invalid campaign, or a personality that would replace another of the same name, refuses the whole archive */
         post: operations["projects_import_create"];
         delete?: never;
         options?: never;

@@ -54,6 +54,7 @@ describe("project files as a zip", () => {
             profiles: [{ name: "pizza_order" }],
             rules: [],
             campaigns: [{ name: "a" }, { name: "b" }],
+            personalities: [{ name: "night-owl" }],
             skipped: [{ file: "<img src=x onerror=alert(1)>.txt", why: "neither a profile, a rule nor a campaign" }],
           },
           { status: 201 },
@@ -66,7 +67,7 @@ describe("project files as a zip", () => {
     await user.upload(zipInput(), new File(["PK"], "project.zip", { type: "application/zip" }));
     expect(
       await screen.findByText(
-        "Imported 1 profile, 0 rules, 2 campaigns. Skipped <img src=x onerror=alert(1)>.txt " +
+        "Imported 1 profile, 0 rules, 2 campaigns, 1 personality. Skipped <img src=x onerror=alert(1)>.txt " +
           "(neither a profile, a rule nor a campaign).",
       ),
     ).toBeInTheDocument();

@@ -8,13 +8,14 @@ import { notifications } from "@mantine/notifications";
 import { ApiError } from "../../api/errors";
 import { type ImportOutcome, useDownloadProjectArchive, useImportProjectArchive } from "../../api/project-archive";
 
-const plural = (n: number, word: string) => `${String(n)} ${word}${n === 1 ? "" : "s"}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${String(n)} ${n === 1 ? one : many}`;
 
 export function describeImport(outcome: ImportOutcome): string {
   const parts = [
     plural(outcome.profiles, "profile"),
     plural(outcome.rules, "rule"),
     plural(outcome.campaigns, "campaign"),
+    plural(outcome.personalities, "personality", "personalities"),
   ];
   const skipped = outcome.skipped.length
     ? ` Skipped ${outcome.skipped.map((row) => `${row.file} (${row.why})`).join(", ")}.`
@@ -38,8 +39,9 @@ export function ProjectArchive({ projectId, readOnly }: { projectId: number; rea
           Project files
         </Title>
         <Text size="sm" c="dimmed">
-          Profiles, rules and security campaigns as one zip, to keep beside your chatbot's code or move to another
-          project.{readOnly ? "" : " Importing takes such a zip, a TRACER output folder or SENSEI project folders."}
+          Profiles, rules, security campaigns and personalities as one zip, to keep beside your chatbot's code or move
+          to another project.
+          {readOnly ? "" : " Importing takes such a zip, a TRACER output folder or SENSEI project folders."}
         </Text>
         <Group gap="xs">
           <Button
