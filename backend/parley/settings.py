@@ -207,7 +207,7 @@ SPECTACULAR_SETTINGS = {
         "ComparedGroupKindEnum": "engine.regression.compare.GROUP_KINDS",
         "ConversationStabilityEnum": "engine.regression.compare.STABILITIES",
         "ComparisonVerdictEnum": "engine.regression.compare.COMPARE_VERDICTS",
-        "ComparedGroupStatusEnum": "engine.security.compare.GROUP_STATUSES",
+        "ComparedGroupStatusEnum": "engine.regression.compare.GROUP_STATUSES",
         "ConversationVerdictEnum": "runs.conversation_list.VERDICTS",
     },
 }

@@ -34,6 +34,7 @@ from engine.sensei.errors import describe
 
 # Named choice sets (the API schema names its enums after them: parley.settings ENUM_NAME_OVERRIDES).
 GROUP_KINDS = ("overall", "profile", "rule")
+GROUP_STATUSES = ("regressed", "improved", "unchanged", "inconclusive", "new", "missing")
 STABILITIES = ("passed", "failed", "flaky", "inconclusive")
 COMPARE_VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
 CompareVerdict = Literal["regressed", "improved", "unchanged", "inconclusive"]
@@ -54,13 +55,13 @@ class CompareSettings:
             raise ValueError("the threshold is a fraction of conversations, above 0 and at most 1")
 
 
-class _Document(BaseModel):
+class Document(BaseModel):
     """Every field is always written, so the published schema marks them all required."""
 
     model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
-class ComparedSide(_Document):
+class ComparedSide(Document):
     passed: int = 0
     failed: int = 0
     decided: int = 0
@@ -70,13 +71,15 @@ class ComparedSide(_Document):
     high: float = 1.0
 
 
-class ComparedChange(_Document):
+class ComparedChange(Document):
+    """The run's rate minus the baseline's, with Newcombe's 95 % interval (a SENSEI or a campaign comparison)."""
+
     delta: float | None = None
     low: float | None = None
     high: float | None = None
 
 
-class ComparedGroup(_Document):
+class ComparedGroup(Document):
     """A pass rate on both sides (overall, one profile or one rule) and what its change means."""
 
     kind: Literal["overall", "profile", "rule"]
@@ -88,14 +91,14 @@ class ComparedGroup(_Document):
     why: str = ""
 
 
-class ComparedError(_Document):
+class ComparedError(Document):
     code: int
     name: str
     message: str
     turn: int | None = None
 
 
-class ComparedBrief(_Document):
+class ComparedBrief(Document):
     """One conversation as a comparison shows it (`Conversation.brief`)."""
 
     id: str
@@ -110,7 +113,7 @@ class ComparedBrief(_Document):
     turns: int = 0
 
 
-class ComparedMatch(_Document):
+class ComparedMatch(Document):
     """A planned conversation found in both runs: each side's repeats and what they add up to."""
 
     profile: str
@@ -122,14 +125,14 @@ class ComparedMatch(_Document):
     run: list[ComparedBrief]
 
 
-class ComparedErrorCount(_Document):
+class ComparedErrorCount(Document):
     code: int
     name: str
     count: int
     conversations: list[str]
 
 
-class ComparedRegression(_Document):
+class ComparedRegression(Document):
     """A regressed group with its evidence: the rates, and the conversations that now fail."""
 
     kind: Literal["overall", "profile", "rule"]
@@ -142,28 +145,28 @@ class ComparedRegression(_Document):
     new_error_codes: list[int] = Field(default_factory=list)
 
 
-class ComparedInconclusive(_Document):
+class ComparedInconclusive(Document):
     profile: str
     index: int
     id: str
     reason: str
 
 
-class ComparedInconclusiveLists(_Document):
+class ComparedInconclusiveLists(Document):
     """The inconclusive conversations of each side, with their reasons (the first 200)."""
 
     baseline: list[ComparedInconclusive] = Field(default_factory=list)
     run: list[ComparedInconclusive] = Field(default_factory=list)
 
 
-class ComparedReasonCounts(_Document):
+class ComparedReasonCounts(Document):
     """Inconclusive conversations of each side by reason."""
 
     baseline: dict[str, int] = Field(default_factory=dict)
     run: dict[str, int] = Field(default_factory=dict)
 
 
-class ComparedCost(_Document):
+class ComparedCost(Document):
     """USD on each side (None when unpriced) and the change, in all and per conversation."""
 
     baseline_usd: float | None = None
@@ -174,7 +177,7 @@ class ComparedCost(_Document):
     delta_per_conversation_usd: float | None = None
 
 
-class ComparedTimes(_Document):
+class ComparedTimes(Document):
     """The chatbot's response times on one side (seconds)."""
 
     count: int = 0
@@ -183,14 +186,14 @@ class ComparedTimes(_Document):
     p95_s: float | None = None
 
 
-class ComparedTiming(_Document):
+class ComparedTiming(Document):
     baseline: ComparedTimes
     run: ComparedTimes
     delta_mean_s: float | None = None
     delta_p95_s: float | None = None
 
 
-class Comparison(_Document):
+class Comparison(Document):
     verdict: CompareVerdict
     reasons: list[str]
     threshold: float

@@ -27,20 +27,17 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from engine.errors import ParleyError
-from engine.regression.compare import DEFAULT_THRESHOLD
+from engine.regression.compare import DEFAULT_THRESHOLD, ComparedChange, Document, GroupStatus
 from engine.regression.stats import difference, percent, wilson
 from engine.security.records import AttemptRecord
 
 SECURITY_GROUP_KINDS = ("overall", "attack", "delivery")
 SECURITY_VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
-# The same statuses as a SENSEI comparison's groups: the API schema names the set once (parley.settings).
-GROUP_STATUSES = ("regressed", "improved", "unchanged", "inconclusive", "new", "missing")
 SecurityVerdict = Literal["regressed", "improved", "unchanged", "inconclusive"]
 GroupKind = Literal["overall", "attack", "delivery"]
-GroupStatus = Literal["regressed", "improved", "unchanged", "inconclusive", "new", "missing"]
 MAX_LISTED = 200
 MAX_FILE_BYTES = 50 * 1024 * 1024
 RESULTS, STREAM = "security.json", "attempts.jsonl"
@@ -54,13 +51,7 @@ class SecurityCompareInputError(ParleyError):
     code = "security_compare_input"
 
 
-class _Document(BaseModel):
-    """Every field is always written, so the published schema marks them all required."""
-
-    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
-
-
-class BreachSide(_Document):
+class BreachSide(Document):
     """One run's attempts in a group: the verdict counts and the breach rate with its Wilson interval."""
 
     attempts: int = 0
@@ -74,27 +65,19 @@ class BreachSide(_Document):
     high: float = 1.0
 
 
-class BreachChange(_Document):
-    """The breach rate of the run minus the baseline's, with Newcombe's 95 % interval."""
-
-    delta: float | None = None
-    low: float | None = None
-    high: float | None = None
-
-
-class BreachGroup(_Document):
+class BreachGroup(Document):
     """The breach rate of one group (all attempts, one attack or one delivery mode) on both sides."""
 
     kind: GroupKind
     name: str
     baseline: BreachSide
     run: BreachSide
-    change: BreachChange
+    change: ComparedChange  # breach rates: a positive delta is worse
     status: GroupStatus
     why: str = ""
 
 
-class AttemptBrief(_Document):
+class AttemptBrief(Document):
     """One attempt as the comparison shows it; `quotes` are the chatbot's words its verdict rests on."""
 
     id: str
@@ -107,7 +90,7 @@ class AttemptBrief(_Document):
     quotes: list[str] = Field(default_factory=list)
 
 
-class AttemptChange(_Document):
+class AttemptChange(Document):
     """An attempt found in both runs (same attack, delivery and index) whose verdict changed."""
 
     attack_id: str
@@ -117,14 +100,14 @@ class AttemptChange(_Document):
     run: AttemptBrief
 
 
-class UndecidedAttempts(_Document):
+class UndecidedAttempts(Document):
     """Attempts of each side that decided nothing, with why (the first 200 of each)."""
 
     baseline: list[AttemptBrief] = Field(default_factory=list)
     run: list[AttemptBrief] = Field(default_factory=list)
 
 
-class SecurityComparison(_Document):
+class SecurityComparison(Document):
     verdict: SecurityVerdict
     reasons: list[str]
     threshold: float
@@ -233,7 +216,7 @@ def _group(
             name=name,
             baseline=before,
             run=after,
-            change=BreachChange(**change.to_json()),
+            change=ComparedChange(**change.to_json()),
             status=status,
             why=why,
         )

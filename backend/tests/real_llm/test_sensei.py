@@ -148,9 +148,14 @@ def test_sensei_cli_on_an_unmodified_bot_keeps_every_verdict_about_the_chatbot(
     assert len(records) == 2
     assert_done_when(records)
     assert code == (1 if summary["verdicts"]["failed"] else 0)  # only a chatbot fault fails the run
-    # The server refused `json_schema` with an HTTP 500: learned once, said once, never retried.
+    # The server refuses `json_schema` with an HTTP 500: learned once, said once, never retried. Whether the run
+    # asks for structured output at all depends on the model (a conversation cut short never reaches extraction).
+    calls = [r.getMessage() for r in caplog.records if r.name == "httpx" and "completions" in r.getMessage()]
+    refused = [line for line in calls if " 500 " in line]
     adapted = [line for line in printed.err.splitlines() if "refused a parameter" in line]
-    assert len(adapted) == 1 and "json_schema" in adapted[0], printed.err
+    assert len(refused) <= 2, calls  # at most the two concurrent conversations' first structured calls
+    assert len(adapted) == (1 if refused else 0), printed.err
+    assert all("json_schema" in line for line in adapted), adapted
     assert not [r.message for r in caplog.records if "retrying" in r.getMessage()]
     # The run says what the simulator did: verdicts, reasons apart, slips counted.
     verdicts = summary["verdicts"]
@@ -227,6 +232,10 @@ def test_a_platform_sensei_run_with_the_real_model(celery_worker, auth_api, real
     assert result["passed"] + result["failed"] + result["inconclusive"] == 2
     assert result["ok"] == (result["failed"] == 0)
     warnings = [e.data["text"] for e in RunEvent.objects.filter(run_id=run_id, type=RunEvent.Type.WARNING)]
-    assert sum("refused a parameter" in w and "json_schema" in w for w in warnings) == 1, warnings
+    extracted = any(proof["reason"] != "not_extracted" for r in records for proof in r["evidence"].values())
+    adapted = [w for w in warnings if "refused a parameter" in w]
+    assert len(adapted) <= 1 and all("json_schema" in w for w in adapted), adapted
+    if extracted:  # an extraction asked for structured output, which this server refuses as `json_schema`
+        assert len(adapted) == 1, warnings
     stats = auth_api.get(f"/api/runs/{run_id}/stats/").json()
     assert stats["failed"] == result["failed"] and stats["simulator_slips"] == result["simulator_slips"]

@@ -1285,22 +1285,13 @@ export interface components {
             /** @description The baseline run, or null when there is none. */
             run: number | null;
         };
-        /** @description The breach rate of the run minus the baseline's, with Newcombe's 95 % interval. */
-        BreachChange: {
-            /** @default null */
-            delta: number | null;
-            /** @default null */
-            low: number | null;
-            /** @default null */
-            high: number | null;
-        };
         /** @description The breach rate of one group (all attempts, one attack or one delivery mode) on both sides. */
         BreachGroup: {
             kind: components["schemas"]["BreachGroupKindEnum"];
             name: string;
             baseline: components["schemas"]["BreachSide"];
             run: components["schemas"]["BreachSide"];
-            change: components["schemas"]["BreachChange"];
+            change: components["schemas"]["ComparedChange"];
             status: components["schemas"]["ComparedGroupStatusEnum"];
             /** @default  */
             why: string;
@@ -1375,6 +1366,7 @@ export interface components {
             /** @default 0 */
             turns: number;
         };
+        /** @description The run's rate minus the baseline's, with Newcombe's 95 % interval (a SENSEI or a campaign comparison). */
         ComparedChange: {
             /** @default null */
             delta: number | null;
