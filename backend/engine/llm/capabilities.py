@@ -402,9 +402,16 @@ def plan_request(
     temperature: float | None,
     structured: bool,
     forced_method: StructuredMethod | None = None,
+    seed: int | None = None,
 ) -> RequestPlan:
-    """The parameters to send for one call of `model`, given its family's rules and what was learned."""
+    """The parameters to send for one call of `model`, given its family's rules and what was learned.
+
+    `seed` asks the server for repeatable sampling (OpenAI: best effort; llama.cpp and vLLM: the same answer to
+    the same request), so a run with the same seed makes the same calls whatever order its threads send them in.
+    """
     params: dict[str, Any] = {}
+    if seed is not None and family.seed and "seed" not in learned.dropped:
+        params["seed"] = seed
     notes: list[Note] = []
     if temperature is not None:
         if family.temperature and "temperature" not in learned.dropped:

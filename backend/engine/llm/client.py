@@ -67,6 +67,7 @@ _BLOCKED_FINISH = frozenset(
     {"content_filter", "safety", "recitation", "blocklist", "prohibited_content", "spii", "image_safety"}
 )
 _SAMPLING = ("temperature", "top_p", "seed", "reasoning_effort")
+SEED_RANGE = 2**31  # the seeds every provider takes (a signed 32-bit integer)
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,11 @@ class _Request:
     max_tokens: int | None
     temperature: float | None
     schema: type[BaseModel] | None = None
+    seed: int | None = None
+
+    def again(self) -> _Request:
+        """The same request asked once more: another seed, or the server would repeat the same answer."""
+        return self if self.seed is None else replace(self, seed=(self.seed + 1) % SEED_RANGE)
 
 
 @dataclass(frozen=True)
@@ -198,14 +204,18 @@ class LLMClient:
         tag: str,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        seed: int | None = None,
     ) -> str:
-        """The model's text answer to `messages`. An empty answer is asked for once more."""
+        """The model's text answer to `messages`. An empty answer is asked for once more.
+
+        `seed` (sent where the model's family takes one) makes the answer repeatable on servers that honour it.
+        """
         convo = normalise(messages)
-        request = _Request(max_tokens, temperature)
+        request = _Request(max_tokens, temperature, seed=seed)
         answer = self._call(convo, tag=tag, request=request)
         if not answer.text.strip() and answer.completion is not None:
             logger.info("%s answered %s with nothing; asking once more", self._where, tag)
-            answer = self._call(convo, tag=tag, request=request, repair=True)
+            answer = self._call(convo, tag=tag, request=request.again(), repair=True)
         return answer.text
 
     def structured(
@@ -253,9 +263,10 @@ class LLMClient:
         tag: str,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        seed: int | None = None,
     ) -> str:
         return await asyncio.to_thread(
-            self.complete, messages, tag=tag, max_tokens=max_tokens, temperature=temperature
+            self.complete, messages, tag=tag, max_tokens=max_tokens, temperature=temperature, seed=seed
         )
 
     async def astructured(
@@ -312,6 +323,7 @@ class LLMClient:
             temperature=request.temperature if request.temperature is not None else self.config.temperature,
             structured=request.schema is not None,
             forced_method=self._forced_method(),
+            seed=request.seed,
         )
         for note in plan.notes:
             self.state.tell(url, model, note)
@@ -354,7 +366,11 @@ class LLMClient:
                 url=self.config.url,
                 model=self.model,
                 messages=[(m.role, m.content) for m in convo],
-                params={"max_tokens": request.max_tokens, "temperature": request.temperature},
+                params={
+                    "max_tokens": request.max_tokens,
+                    "temperature": request.temperature,
+                    **({} if request.seed is None else {"seed": request.seed}),
+                },
                 extra={"schema": schema, "tag": tag if schema else None},
             )
             hit = self.cache.get(key)

@@ -313,12 +313,15 @@ class ReplayingClient(LLMClient):
         tag: str,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        seed: int | None = None,
     ) -> str:
         key, values = self.replay.prompt_key(self.model, tag, normalise(messages), None)
         text = self.replay.answer(key, tag, values)
         self.replay.stats.count(tag, saved=text is not None)
         if text is None:
-            text = super().complete(messages, tag=tag, max_tokens=max_tokens, temperature=temperature)
+            text = super().complete(
+                messages, tag=tag, max_tokens=max_tokens, temperature=temperature, seed=seed
+            )
         self.replay.recording.add(Exchange(key, tag, values, text))
         return text
 

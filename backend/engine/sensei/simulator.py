@@ -461,6 +461,7 @@ class _Conversation:
                 tag=TAG_USER_TURN,
                 temperature=self.profile.llm.temperature,
                 max_tokens=self.settings.user_max_tokens,
+                seed=self.planned.seed,
             )
         except BudgetExceeded as exc:
             raise _Stop(

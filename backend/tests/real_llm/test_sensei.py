@@ -73,6 +73,13 @@ buttons_path: buttons
 # A line of a user message that speaks for the chatbot, as the 135M model writes them ("Chatbot: Thank you…").
 SPEAKS_FOR_CHATBOT = re.compile(r"^\W*(chat\s?bot|assistant|bot|agent)\W*:", re.IGNORECASE | re.MULTILINE)
 LLM_ERRORS = {3000, 3001}
+SIMULATOR_REASONS = {
+    "user_left_role",
+    "user_llm_failed",
+    "inputs_not_conveyed",
+    "goal_not_asked",
+    "cut_short",
+}
 GOAL_REASONS = {"goal_not_completed", "goals_not_verified", "fallback_loop", "repetition_loop"}
 
 
@@ -142,7 +149,7 @@ def assert_done_when(records: list[dict[str, Any]]) -> None:
 def test_sensei_cli_on_an_unmodified_bot_keeps_every_verdict_about_the_chatbot(
     tmp_path, bots, real_llm_url, real_llm_model, bot, profile, capsys, caplog
 ):
-    caplog.set_level(logging.WARNING, logger="engine.llm")
+    caplog.set_level(logging.INFO)  # the handler too: the LLM server's answers are logged (by httpx) at INFO
     code, records, summary = sensei_cli(tmp_path, bots[bot], real_llm_url, real_llm_model, profile)
     printed = capsys.readouterr()
     assert len(records) == 2
@@ -166,7 +173,7 @@ def test_sensei_cli_on_an_unmodified_bot_keeps_every_verdict_about_the_chatbot(
     assert "simulator slips:" in printed.out
 
 
-def test_against_a_bot_that_answers_500_on_turn_2_every_conversation_fails(
+def test_against_a_bot_that_answers_500_on_turn_2_every_conversation_that_meets_it_fails(
     tmp_path, bots, real_llm_url, real_llm_model, capsys
 ):
     profile = PIZZA.replace("steps: 3", "steps: 2").replace(
@@ -176,11 +183,20 @@ def test_against_a_bot_that_answers_500_on_turn_2_every_conversation_fails(
     capsys.readouterr()
     assert len(records) == 2
     assert_done_when(records)
-    assert [r["verdict"] for r in records] == ["failed", "failed"], [r["verdict_reason"] for r in records]
-    assert all(r["verdict_reason"].startswith("chatbot_crash") for r in records)
-    assert summary["failed_reasons"] == {"chatbot_crash": 2} and code == 1
+    # Every conversation whose second message reached the bot met the fault, and is `failed` for it. One whose
+    # simulated user left its role before its second message never met it: inconclusive, and said why.
+    met = [r for r in records if sum(t["role"] == "user" for t in r["turns"]) >= 2]
+    assert met, [r["verdict_reason"] for r in records]
+    for record in records:
+        if record in met:
+            assert record["verdict"] == "failed", record["verdict_reason"]
+            assert record["verdict_reason"].startswith("chatbot_crash"), record["verdict_reason"]
+        else:
+            assert record["verdict"] == "inconclusive", record["verdict_reason"]
+            assert record["verdict_reason"].split(":")[0] in SIMULATOR_REASONS, record["verdict_reason"]
+    assert summary["failed_reasons"] == {"chatbot_crash": len(met)} and code == 1
     suite = ET.parse(tmp_path / "junit.xml").getroot()[0]
-    assert (suite.get("failures"), suite.get("skipped")) == ("2", "0")
+    assert (suite.get("failures"), suite.get("skipped")) == (str(len(met)), str(len(records) - len(met)))
 
 
 @pytest.mark.integration

@@ -164,6 +164,13 @@ def test_an_empty_answer_is_asked_for_once_more(fake_llm, make_client):
     assert len(fake_llm.chat_requests()) == 2
 
 
+def test_a_seeded_call_sends_its_seed_and_an_empty_answer_is_asked_for_with_another(fake_llm, make_client):
+    fake_llm.set_replies("sensei.user_turn", [{"content": ""}, "Hello there."])
+    assert make_client().complete([user("?")], tag="sensei.user_turn", seed=41) == "Hello there."
+    # The same seed again would make a seeded server repeat its empty answer.
+    assert [r.body["seed"] for r in fake_llm.chat_requests()] == [41, 42]
+
+
 def test_json_wrapped_in_prose_outside_strict_mode_is_still_read(fake_llm, make_client):
     fake_llm.set_replies("check.verdict", {"json": {"answered": False, "reason": "It changed the subject."}})
     answer = make_client().structured([user("?")], Answer, tag="check.verdict")

@@ -279,3 +279,15 @@ def test_cancellation_is_checked_between_turns(make_llm):
     record = _run(PROFILE, FakeBot(), llm, cancel=cancel)
     assert record.error_codes == [ErrorCode.CANCELLED]
     assert [t.role for t in record.turns] == []  # the greeting fetch happens first: the bot has none here
+
+
+def test_every_user_turn_asks_for_the_conversations_seed_so_a_seeded_server_repeats_the_run(make_llm):
+    llm, model = make_llm({TAG_USER_TURN: ["When do you open?", "A lamp, please."]})
+    profile = profile_from(PROFILE.replace("number: 1", "number: 2"))
+    conversations = plan(profile, seed=1, today=TODAY).conversations
+    simulator = Simulator(llm, today=lambda: TODAY)
+    for planned in conversations:
+        simulator.run(profile, planned, FakeBot(greeting="Hello."))
+    seeds = [call.options.get("seed") for call in model.calls_for(TAG_USER_TURN)]
+    assert seeds == [c.seed for c in conversations for _ in range(2)]
+    assert conversations[0].seed != conversations[1].seed  # repeats and conversations still differ
