@@ -91,10 +91,14 @@ def test_what_was_learned_changes_what_is_sent():
 
 
 def test_a_seed_is_sent_for_repeatable_answers_until_a_server_refuses_it():
-    plan = plan_request(LOCAL, Learned(), model="m", max_tokens=None, temperature=None, structured=False, seed=7)
+    plan = plan_request(
+        LOCAL, Learned(), model="m", max_tokens=None, temperature=None, structured=False, seed=7
+    )
     assert plan.params == {"seed": 7}
     refused = Learned(dropped=frozenset({"seed"}))
-    plan = plan_request(LOCAL, refused, model="m", max_tokens=None, temperature=None, structured=False, seed=7)
+    plan = plan_request(
+        LOCAL, refused, model="m", max_tokens=None, temperature=None, structured=False, seed=7
+    )
     assert plan.params == {}
 
 
