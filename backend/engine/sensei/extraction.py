@@ -14,8 +14,9 @@ Evidence (`engine.sensei.evidence`): every value is checked against the chatbot'
 dates, times and enum values after normalising, text by its words. One more call asks for the chatbot's exact
 words for the values no turn states — and for the outputs it found nothing for although a chatbot sentence
 states a value of their type (an amount, a date, a time, a number) — in one more call. What still has no
-support is None: `no_evidence` for a value no chatbot turn states, `doubtful` for an output the extractor did
-not find although that sentence may state it (the record keeps the sentence). The record keeps, per output,
+support is None: `doubtful` when a chatbot sentence states a value of the output's type, whether the extractor
+found nothing or a value the chatbot never said (the record keeps the sentence: the chatbot may well have given
+the output, so it is not a chatbot fault), else `no_evidence` for a value no chatbot turn states. The record keeps, per output,
 the turn and quote (`OutputEvidence`) or why it is None: also `not_stated` (the extractor found nothing, and
 nothing of its type was said), `invalid` (did not fit its type), `not_extracted` (the conversation ended
 before).
@@ -348,8 +349,10 @@ def extract_outputs(
     found = read_found(profile, answer, today)
     result = Extraction()
     outputs = {o.name: o for o in profile.chatbot.outputs}
-    unsupported: dict[str, Found] = {}
-    unread: dict[str, Evidence] = {}  # found nothing, though a chatbot sentence states a value of the type
+    unsupported: dict[str, Found] = {}  # a value no chatbot turn states
+    unread: list[str] = []  # found nothing
+    # A chatbot sentence that states a value of the output's type: the chatbot may well have given the output.
+    hints: dict[str, Evidence] = {}
     for name, output in outputs.items():
         item = found.get(name, Found())
         if item.note:
@@ -357,24 +360,32 @@ def extract_outputs(
         result.values[name], proof = _supported(output, item, bot_turns, today)
         if proof is not None:
             result.evidence[name] = proof
-        elif item.value is not None:
+            continue
+        maybe = candidate(*_kinds(output), bot_turns, today, output.description)
+        if item.value is not None:
             unsupported[name] = item
-        elif not item.note and (maybe := candidate(*_kinds(output), bot_turns, today, output.description)):
-            unread[name] = maybe
+        elif not item.note and maybe:
+            unread.append(name)
         else:
             result.evidence[name] = OutputEvidence(reason="invalid" if item.note else "not_stated")
+            continue
+        if maybe:
+            hints[name] = maybe
     if not unsupported and not unread:
         return result
     asked = [*unsupported, *unread]
     result.quote_retry = asked
+
+    def said(name: str) -> str:
+        maybe = hints.get(name)
+        return "" if maybe is None else f"the chatbot said at [turn {maybe.turn}]: {maybe.quote!r}"
+
     claims = [
         f"- {name}: you gave {_shown(item.value)}, but no chatbot message states it"
+        + (f"; {said(name)}" if name in hints else "")
         for name, item in unsupported.items()
     ]
-    claims += [
-        f"- {name}: you gave nothing, but the chatbot said at [turn {maybe.turn}]: {maybe.quote!r}"
-        for name, maybe in unread.items()
-    ]
+    claims += [f"- {name}: you gave nothing, but {said(name)}" for name in unread]
     prompt = EXTRACT_QUOTES.fill(
         claims="\n".join(claims),
         fields=_fields(profile, asked),
@@ -401,12 +412,14 @@ def extract_outputs(
             result.values[name], result.evidence[name] = value, proof
             continue
         result.values[name] = None
+        maybe = hints.get(name)
         if name in unsupported:
-            result.evidence[name] = OutputEvidence(reason="no_evidence")
             shown = _shown(unsupported[name].value)
-            result.notes.append(f"{name}: {shown!r} is not stated by any chatbot message (no_evidence)")
-        else:
-            maybe = unread[name]
+            why = " (no_evidence)" if maybe is None else ""
+            result.notes.append(f"{name}: {shown!r} is not stated by any chatbot message{why}")
+        if maybe is None:
+            result.evidence[name] = OutputEvidence(reason="no_evidence")
+        else:  # not a chatbot fault: the chatbot said a value of the type; the extractor could not read it
             result.evidence[name] = OutputEvidence(turn=maybe.turn, quote=maybe.quote, reason="doubtful")
             result.notes.append(f"{name}: not found, though turn {maybe.turn} may state it (doubtful)")
     return result

@@ -160,11 +160,33 @@ def test_a_value_still_unsupported_after_the_second_call_is_none_with_reason_no_
             TAG_EXTRACT_QUOTES: {"json": {"price": {"value": {"amount": 1.25}, "quote": "a good price"}}},
         }
     )
-    found = extract_outputs(llm, profile_from(PROFILE), TURNS, WEDNESDAY)
+    no_price = [TURNS[0], Turn(role="bot", text="Ham and olives it is."), *TURNS[2:]]
+    found = extract_outputs(llm, profile_from(PROFILE), no_price, WEDNESDAY)
     assert found.values["price"] is None
     assert found.evidence["price"].reason == "no_evidence"
     assert found.evidence["order_id"].reason == "not_stated"
     assert any("no_evidence" in note for note in found.notes)
+
+
+def test_a_value_the_chatbot_never_said_beside_a_price_it_did_say_is_doubtful_not_missing(make_llm):
+    # Measured with the 135M model: the bike bot said "It starts at 150$", the extractor answered 10.59 twice.
+    # The chatbot gave a price; reporting the output as missing would blame it for the extractor's mistake.
+    llm, model = make_llm(
+        {
+            TAG_EXTRACT: {"json": {"price": {"amount": 1.25, "currency": "USD"}, "order_id": None}},
+            TAG_EXTRACT_QUOTES: {"json": {"price": {"value": {"amount": 1.25}, "quote": "a good price"}}},
+        }
+    )
+    found = extract_outputs(llm, profile_from(PROFILE), TURNS, WEDNESDAY)
+    asked = model.calls_for(TAG_EXTRACT_QUOTES)[0].messages[-1][1]
+    assert "- price: you gave 1.25 USD, but no chatbot message states it; the chatbot said at [turn 1]" in asked
+    assert found.values["price"] is None
+    assert (found.evidence["price"].reason, found.evidence["price"].turn) == ("doubtful", 1)
+    assert found.evidence["price"].quote == "Your total is 12$."
+    assert found.notes == [
+        "price: '1.25 USD' is not stated by any chatbot message",
+        "price: not found, though turn 1 may state it (doubtful)",
+    ]
 
 
 def test_the_numbered_transcript_uses_the_records_turn_indexes():
