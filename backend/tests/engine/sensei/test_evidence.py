@@ -179,7 +179,9 @@ def test_a_value_the_chatbot_never_said_beside_a_price_it_did_say_is_doubtful_no
     )
     found = extract_outputs(llm, profile_from(PROFILE), TURNS, WEDNESDAY)
     asked = model.calls_for(TAG_EXTRACT_QUOTES)[0].messages[-1][1]
-    assert "- price: you gave 1.25 USD, but no chatbot message states it; the chatbot said at [turn 1]" in asked
+    assert (
+        "- price: you gave 1.25 USD, but no chatbot message states it; the chatbot said at [turn 1]" in asked
+    )
     assert found.values["price"] is None
     assert (found.evidence["price"].reason, found.evidence["price"].turn) == ("doubtful", 1)
     assert found.evidence["price"].quote == "Your total is 12$."
