@@ -70,7 +70,12 @@ e2e-stack: $(BACKEND_STAMP) $(SPA)
 	$(PY) -m parley.localrun --port $(E2E_PORT) --reset-db --fake-llm-port $(E2E_LLM_PORT)
 
 # --- checks ------------------------------------------------------------------------------------------------------
-test: lint test-backend test-frontend test-e2e test-real-llm
+# The backend suite runs on one core and the frontend unit tests mostly wait on jsdom: the two run side by side
+# (each one's output kept together); the browser and real-model tiers, which time what they see, run alone after.
+test: lint
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-backend test-frontend
+	$(MAKE) --no-print-directory test-e2e
+	$(MAKE) --no-print-directory test-real-llm
 
 lint: $(BACKEND_STAMP) $(FRONTEND_STAMP)
 	cd backend && .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
