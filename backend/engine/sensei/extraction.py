@@ -16,8 +16,8 @@ words for the values no turn states — and for the outputs it found nothing for
 states a value of their type (an amount, a date, a time, a number) — in one more call. What still has no
 support is None: `doubtful` when a chatbot sentence states a value of the output's type, whether the extractor
 found nothing or a value the chatbot never said (the record keeps the sentence: the chatbot may well have given
-the output, so it is not a chatbot fault), else `no_evidence` for a value no chatbot turn states. The record keeps, per output,
-the turn and quote (`OutputEvidence`) or why it is None: also `not_stated` (the extractor found nothing, and
+the output, so it is not a chatbot fault), else `no_evidence` for a value no chatbot turn states. The record
+keeps, per output, the turn and quote (`OutputEvidence`) or why it is None: also `not_stated` (the extractor found nothing, and
 nothing of its type was said), `invalid` (did not fit its type), `not_extracted` (the conversation ended
 before).
 """
@@ -376,16 +376,13 @@ def extract_outputs(
     asked = [*unsupported, *unread]
     result.quote_retry = asked
 
-    def said(name: str) -> str:
-        maybe = hints.get(name)
-        return "" if maybe is None else f"the chatbot said at [turn {maybe.turn}]: {maybe.quote!r}"
-
+    said = {name: f"the chatbot said at [turn {m.turn}]: {m.quote!r}" for name, m in hints.items()}
     claims = [
         f"- {name}: you gave {_shown(item.value)}, but no chatbot message states it"
-        + (f"; {said(name)}" if name in hints else "")
+        + (f"; {said[name]}" if name in said else "")
         for name, item in unsupported.items()
     ]
-    claims += [f"- {name}: you gave nothing, but {said(name)}" for name in unread]
+    claims += [f"- {name}: you gave nothing, but {said[name]}" for name in unread]
     prompt = EXTRACT_QUOTES.fill(
         claims="\n".join(claims),
         fields=_fields(profile, asked),
