@@ -1,0 +1,407 @@
+"""Personal data in free text: the detectors, and the masking of imported transcripts (D35).
+
+One module, in the engine's lowest layer, so that every part may use it: the security `pii` oracle looks for
+personal data in a chatbot's replies, the transcript import masks it before anything is written, and TRACER and
+SENSEI read only what the import wrote.
+
+What is found (`RULES` lists it with examples, `parley transcripts rules` prints it):
+
+- e-mail addresses;
+- phone numbers: 9 to 15 digits, optionally with `+`, spaces, dots, dashes and brackets — never a date;
+- card numbers: 13 to 19 digits whose Luhn check digit is right;
+- IBANs: country code, check digits and account, whose mod-97 check is right;
+- names a user gives about themselves: "my name is …", "call me …", "me llamo …", "mi nombre es …" take the
+  next word in any case; "I'm …", "I am …", "this is …", "soy …" only a capitalised word that is not a common
+  one ("I'm Looking for…" is not a name). A name learned in a conversation is masked wherever it appears in it,
+  the chatbot's turns included ("Thanks, Ana!").
+
+Every value gets a placeholder such as `[EMAIL_1]`, stable within one conversation: the same address twice is
+`[EMAIL_1]` twice, another one `[EMAIL_2]`. A `Masker` lives for one conversation and is thrown away after it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+KINDS = ("email", "phone", "card", "iban", "name")
+
+_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
+_PHONE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{6,18}\d(?!\d)")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b", re.IGNORECASE)
+# A run of digits that is a date (2024-03-15, 15/03/2024, 15.03.2024) or a time is not a phone number, even when
+# a date and an hour together reach nine digits.
+_DATE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}")
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = int(char)
+        if position % 2 == 1:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+    return total % 10 == 0
+
+
+def iban_valid(text: str) -> bool:
+    compact = text.replace(" ", "").upper()
+    if not 15 <= len(compact) <= 34 or not compact.isalnum() or not compact.isascii():
+        return False
+    moved = compact[4:] + compact[:4]
+    number = "".join(str(int(c, 36)) for c in moved)
+    return int(number) % 97 == 1
+
+
+@dataclass(frozen=True)
+class PIIMatch:
+    kind: str
+    text: str  # as it stands in the text
+    start: int = 0
+    end: int = 0
+
+
+def find_pii(text: str, kinds: Iterable[str]) -> list[PIIMatch]:
+    """E-mail addresses, phone numbers (9 to 15 digits), card numbers (Luhn-valid) and IBANs (check digits
+    valid) in `text`, in the order of `KINDS`, never overlapping. Names need a conversation: see `Masker`."""
+    wanted = set(kinds)
+    found: list[PIIMatch] = []
+
+    def add(kind: str, match: re.Match[str]) -> None:
+        if any(match.start() < m.end and m.start < match.end() for m in found):
+            return
+        value = match.group(0)
+        stripped = value.rstrip()
+        found.append(PIIMatch(kind, stripped.strip(), match.start(), match.start() + len(stripped)))
+
+    if "iban" in wanted:
+        for match in _IBAN.finditer(text):
+            if iban_valid(match.group(0)):
+                add("iban", match)
+    if "email" in wanted:
+        for match in _EMAIL.finditer(text):
+            add("email", match)
+    if "card" in wanted:
+        for match in _CARD.finditer(text):
+            digits = re.sub(r"\D", "", match.group(0))
+            if 13 <= len(digits) <= 19 and luhn_valid(digits):
+                add("card", match)
+    if "phone" in wanted:
+        for match in _PHONE.finditer(text):
+            digits = re.sub(r"\D", "", match.group(0))
+            if 9 <= len(digits) <= 15 and not _DATE.search(match.group(0)):
+                add("phone", match)
+    return found
+
+
+# -- names ---------------------------------------------------------------------------------------------------
+_LETTERS = r"[^\W\d_][\w'\u2019-]*"
+# After these the next word is a name in any case ("my name is ana").
+_STRONG_CUE = re.compile(
+    r"(?i:\bmy\s+name\s+is|\bmy\s+name['\u2019]s|\bcall\s+me|\bme\s+llamo|\bmi\s+nombre\s+es)\s+("
+    + _LETTERS
+    + ")"
+)
+# After these only a capitalised word that is not a common one: "I'm Ana", not "I'm looking" or "I'm Sorry".
+_WEAK_CUE = re.compile(r"(?i:\bi['\u2019]m|\bi\s+am|\bthis\s+is|\bsoy)\s+(" + _LETTERS + ")")
+_NEXT_CAPITALISED = re.compile(r"\s+(" + _LETTERS + ")")
+# Capitalised words that follow "I'm", "this is" or "soy" without being a name (a sentence in title case,
+# "I'm Not sure", "This is Great", "Soy Vegetariano").
+_NOT_NAMES = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "just",
+        "not",
+        "so",
+        "very",
+        "really",
+        "also",
+        "still",
+        "here",
+        "there",
+        "back",
+        "new",
+        "done",
+        "fine",
+        "good",
+        "great",
+        "ok",
+        "okay",
+        "sorry",
+        "sure",
+        "afraid",
+        "glad",
+        "happy",
+        "hungry",
+        "interested",
+        "looking",
+        "trying",
+        "going",
+        "calling",
+        "writing",
+        "asking",
+        "wondering",
+        "waiting",
+        "ready",
+        "busy",
+        "tired",
+        "lost",
+        "confused",
+        "unable",
+        "able",
+        "from",
+        "in",
+        "at",
+        "on",
+        "with",
+        "about",
+        "for",
+        "to",
+        "of",
+        "and",
+        "or",
+        "but",
+        "your",
+        "my",
+        "our",
+        "their",
+        "his",
+        "her",
+        "its",
+        "this",
+        "that",
+        "what",
+        "who",
+        "which",
+        "how",
+        "when",
+        "where",
+        "why",
+        "yes",
+        "no",
+        "hi",
+        "hello",
+        "hey",
+        "thanks",
+        "thank",
+        "please",
+        "help",
+        "customer",
+        "client",
+        "user",
+        "member",
+        "vegetarian",
+        "vegan",
+        "allergic",
+        "pregnant",
+        "single",
+        "married",
+        "student",
+        "teacher",
+        "urgent",
+        "important",
+        "correct",
+        "right",
+        "wrong",
+        "it",
+        "he",
+        "she",
+        "we",
+        "they",
+        "you",
+        "i",
+        "me",
+        "us",
+        "them",
+        "tomorrow",
+        "today",
+        "tonight",
+        "later",
+        "now",
+        "soon",
+        "again",
+        "maybe",
+        "when",
+        "if",
+        "asap",
+        "anytime",
+        "whenever",
+        "anything",
+        "something",
+        "nothing",
+        "everything",
+        "all",
+        "both",
+        "none",
+        "de",
+        "del",
+        "la",
+        "el",
+        "los",
+        "las",
+        "un",
+        "una",
+        "muy",
+        "tu",
+        "su",
+        "mi",
+        "cliente",
+        "vegetariano",
+        "vegetariana",
+        "alérgico",
+        "alérgica",
+        "nuevo",
+        "nueva",
+    ]
+)
+_MAX_NAME_WORDS = 3
+_MIN_NAME_PART = 3  # parts of a name shorter than this ("Li" in "Ana Li") are masked only with the whole name
+
+
+def names_given(text: str) -> list[str]:
+    """The names the writer of `text` gives for themselves, as written ("Ana López")."""
+    names: list[str] = []
+    for pattern, strong in ((_STRONG_CUE, True), (_WEAK_CUE, False)):
+        for match in pattern.finditer(text):
+            first = match.group(1)
+            if first.casefold() in _NOT_NAMES or (not strong and not first[0].isupper()):
+                continue
+            words = [first]
+            end = match.end(1)
+            while len(words) < _MAX_NAME_WORDS:
+                more = _NEXT_CAPITALISED.match(text, end)
+                if not more or not more.group(1)[0].isupper() or more.group(1).casefold() in _NOT_NAMES:
+                    break
+                words.append(more.group(1))
+                end = more.end(1)
+            names.append(" ".join(words))
+    return names
+
+
+# -- masking -------------------------------------------------------------------------------------------------
+def _key(kind: str, value: str) -> str:
+    """What makes two spellings of one value the same value (so they share a placeholder)."""
+    if kind in {"phone", "card", "iban"}:
+        return re.sub(r"[^0-9A-Za-z]", "", value).upper()
+    return " ".join(value.split()).casefold()
+
+
+class Masker:
+    """Masks the personal data of ONE conversation with placeholders that stay the same across its turns.
+
+    Call `learn_names` with every user turn first, then `mask` each turn: a name given in turn 3 is then also
+    masked where the chatbot used it in turn 2.
+    """
+
+    def __init__(self) -> None:
+        self._placeholders: dict[tuple[str, str], str] = {}
+        self._numbers: Counter[str] = Counter()
+        self.counts: Counter[str] = Counter()  # masked occurrences by kind
+        self._names: dict[str, str] = {}  # casefolded name or part -> the key of its whole name
+        self._name_pattern: re.Pattern[str] | None = None
+
+    def learn_names(self, text: str) -> None:
+        for name in names_given(text):
+            whole = _key("name", name)
+            self._names.setdefault(whole, whole)
+            parts = name.split()
+            if len(parts) > 1:
+                for part in parts:
+                    if len(part) >= _MIN_NAME_PART and part.casefold() not in _NOT_NAMES:
+                        self._names.setdefault(part.casefold(), whole)
+        if self._names:
+            # Longest first, so "Ana López" is one name rather than "Ana" followed by "López".
+            alternatives = sorted(self._names, key=len, reverse=True)
+            spelled = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in alternatives)
+            self._name_pattern = re.compile(rf"(?<!\w)(?:{spelled})(?!\w)", re.IGNORECASE)
+
+    def placeholder(self, kind: str, value: str) -> str:
+        key = (
+            kind,
+            self._names.get(_key(kind, value), _key(kind, value)) if kind == "name" else _key(kind, value),
+        )
+        if key not in self._placeholders:
+            self._numbers[kind] += 1
+            self._placeholders[key] = f"[{kind.upper()}_{self._numbers[kind]}]"
+        return self._placeholders[key]
+
+    def mask(self, text: str) -> str:
+        spans = [(m.start, m.end, m.kind, m.text) for m in find_pii(text, ("iban", "email", "card", "phone"))]
+        if self._name_pattern is not None:
+            for match in self._name_pattern.finditer(text):
+                if not any(match.start() < end and start < match.end() for start, end, _, _ in spans):
+                    spans.append((match.start(), match.end(), "name", match.group(0)))
+        if not spans:
+            return text
+        pieces: list[str] = []
+        position = 0
+        for start, end, kind, value in sorted(spans):
+            pieces += [text[position:start], self.placeholder(kind, value)]
+            self.counts[kind] += 1
+            position = end
+        pieces.append(text[position:])
+        return "".join(pieces)
+
+
+def mask_text(text: str) -> str:
+    """`text` with its personal data masked, as one conversation of one turn (for error messages and ids)."""
+    masker = Masker()
+    masker.learn_names(text)
+    return masker.mask(text)
+
+
+# -- the rules, shown and tested -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    placeholder: str
+    what: str
+    masked: tuple[str, ...]  # written by a user, each is masked
+    kept: tuple[str, ...]  # each is left as it is
+
+
+RULES = (
+    Rule(
+        "email",
+        "[EMAIL_n]",
+        "an e-mail address",
+        ("write to ana.lopez@example.com please", "ANA@Example.ORG"),
+        ("follow @pizzabot", "version 2.1@beta"),
+    ),
+    Rule(
+        "phone",
+        "[PHONE_n]",
+        "9 to 15 digits, optionally with +, spaces, dots, dashes or brackets; not a date",
+        ("call me at +34 612 345 678", "my number is (555) 123-4567"),
+        ("order 3FA9C1", "it costs 13.75", "on 2024-03-15 10:30", "table for 4 at 8"),
+    ),
+    Rule(
+        "card",
+        "[CARD_n]",
+        "13 to 19 digits with a valid Luhn check digit",
+        ("card 4111 1111 1111 1111", "5500-0000-0000-0004"),
+        ("4111 1111 1111 1112",),
+    ),
+    Rule(
+        "iban",
+        "[IBAN_n]",
+        "an IBAN whose check digits are right (spaces allowed, any case)",
+        ("IBAN GB82 WEST 1234 5698 7654 32", "es9121000418450200051332"),
+        ("GB00 WEST 1234 5698 7654 32",),
+    ),
+    Rule(
+        "name",
+        "[NAME_n]",
+        "a name the user gives: after 'my name is', 'call me', 'me llamo', 'mi nombre es' (any case), or a "
+        "capitalised uncommon word after 'I'm', 'I am', 'this is', 'soy'; then everywhere in that conversation",
+        ("my name is Ana López", "I'm Bob", "this is Carla", "me llamo lucía", "soy Marta"),
+        ("I'm looking for a pizza", "I'm Sorry", "this is great", "soy vegetariano", "I am not sure"),
+    ),
+)
