@@ -265,6 +265,25 @@ _NOT_NAMES = frozenset(
         "alérgica",
         "nuevo",
         "nueva",
+        "yo",
+        # moods and origins users write in title case ("I'm Italian", "I am Angry")
+        "angry",
+        "upset",
+        "annoyed",
+        "frustrated",
+        "disappointed",
+        "worried",
+        "excited",
+        "english",
+        "spanish",
+        "italian",
+        "french",
+        "german",
+        "american",
+        "british",
+        "mexican",
+        "español",
+        "española",
     ]
 )
 _MAX_NAME_WORDS = 3
@@ -277,7 +296,9 @@ def names_given(text: str) -> list[str]:
     for pattern, strong in ((_STRONG_CUE, True), (_WEAK_CUE, False)):
         for match in pattern.finditer(text):
             first = _POSSESSIVE.sub("", match.group(1))
-            if first.casefold() in _NOT_NAMES or (not strong and not first[0].isupper()):
+            # After a weak cue, a name is Capitalised: not lower case, and not SHOUTED ("I'M ANGRY").
+            weak_fails = not first[0].isupper() or (len(first) > 1 and first.isupper())
+            if first.casefold() in _NOT_NAMES or (not strong and weak_fails):
                 continue
             words = [first]
             end = match.end(1)

@@ -20,7 +20,7 @@ from engine.personal_data import RULES, Masker, mask_text
 from engine.transcripts.json_formats import read_jsonl, read_rasa
 from engine.transcripts.model import Conversation, Format, Summary, Turn
 from engine.transcripts.reading import Line, LineReader, Problems, clean_text
-from engine.transcripts.records import RawConversation, TranscriptError
+from engine.transcripts.records import RawConversation, TranscriptError, json_records
 from engine.transcripts.text_formats import read_botium, read_csv
 
 MAX_CONVERSATIONS = 50_000
@@ -53,13 +53,26 @@ def detect_format(source: Path, encoding: str | None = None) -> Format:
     if any(line.lower().split(" ", 1)[0] in {"#me", "#bot"} for line in first):
         return "botium"
     if first[0][:1] in {"{", "["}:
-        head = "\n".join(first)
-        return "rasa" if '"event"' in head or '"events"' in head else "jsonl"
+        return _json_flavour(source, encoding)
     if name.endswith((".jsonl", ".ndjson", ".json")):
         return "jsonl"
     raise TranscriptError(
         f"Cannot tell the format of {source.name}: pass --format jsonl, csv, rasa or botium."
     )
+
+
+def _json_flavour(source: Path, encoding: str | None) -> Format:
+    """Rasa when the first JSON record is an event or a tracker (a pretty-printed tracker is read whole, up to
+    its limit, since its `events` may come after many slots), else JSON lines."""
+    records = json_records(LineReader(source, Problems(), encoding=encoding), Problems(), None)
+    for _, value in records:
+        record = value[0] if isinstance(value, list) and value else value
+        if isinstance(record, dict) and (
+            isinstance(record.get("event"), str) or isinstance(record.get("events"), list)
+        ):
+            return "rasa"
+        break
+    return "jsonl"
 
 
 def _files(source: Path) -> Iterator[tuple[Path, str | None]]:

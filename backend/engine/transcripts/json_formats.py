@@ -21,6 +21,7 @@ from engine.transcripts.model import Role
 from engine.transcripts.reading import Line, Problems
 from engine.transcripts.records import (
     IGNORED_ROLES,
+    MAX_TURNS,
     Assembler,
     RawConversation,
     RawTurn,
@@ -99,6 +100,9 @@ def _conversation(number: int, value: Any, problems: Problems, label: str | None
         )
         return None
     conversation = RawConversation(_id(first_of(record, ID_KEYS)), number, file=label)
+    if len(turns) > MAX_TURNS:
+        problems.add(number, "warning", f"{len(turns):,} turns: the first {MAX_TURNS:,} are kept", label)
+        turns = turns[:MAX_TURNS]
     for index, turn in enumerate(turns, start=1):
         raw = _turn(turn)
         if isinstance(raw, RawTurn):

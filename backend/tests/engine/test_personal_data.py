@@ -28,6 +28,7 @@ def test_every_example_the_rules_call_kept_is_kept(kind, example):
         "Delivery on 2024-03-15 10:30 or 15/03/2024 at 18:45",
         "I'm looking for a pizza",
         "I'm Sorry, I am not sure. This is great! Soy vegetariano.",
+        "I'M ANGRY, I'm Italian and THIS IS URGENT",
         "call me tomorrow please",
         "Table for 4 at 8, reservation 12345",
         "Ticket #A-7781-ZQ",

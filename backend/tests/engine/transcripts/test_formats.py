@@ -128,7 +128,8 @@ def test_rasa_events_are_grouped_by_sender_and_split_into_sessions(tmp_path):
 def test_rasa_trackers_one_per_line_or_one_pretty_printed(tmp_path):
     tracker = {
         "sender_id": "abc",
-        "slots": {},
+        # many slots first: the events come after the first lines a format is told from
+        "slots": {f"slot_{i}": None for i in range(100)},
         "events": [
             {"event": "user", "text": "hi"},
             {"event": "bot", "text": "hey"},
@@ -142,6 +143,7 @@ def test_rasa_trackers_one_per_line_or_one_pretty_printed(tmp_path):
     assert [c["source_id"] for c in _conversations(tmp_path / "a")] == ["abc", "abc#2", "def", "def#2"]
     pretty = tmp_path / "tracker.json"
     pretty.write_text(json.dumps(tracker, indent=2))
+    assert detect_format(pretty) == "rasa"
     summary = import_transcripts(pretty, tmp_path / "b")
     assert summary.format == "rasa"
     assert [_turns(c) for c in _conversations(tmp_path / "b")] == [

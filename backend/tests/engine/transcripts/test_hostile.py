@@ -117,3 +117,10 @@ def test_a_missing_file_is_unusable(tmp_path):
     with pytest.raises(TranscriptError, match="does not exist"):
         import_transcripts(tmp_path / "nope.jsonl", tmp_path / "out")
     assert not os.path.exists(tmp_path / "out")
+
+
+def test_a_line_of_sixty_thousand_turns_keeps_the_first_five_thousand(tmp_path):
+    many = json.dumps({"turns": [{"role": "user", "text": "a"}] * 60_000}).encode() + b"\n"
+    summary = _import(tmp_path, many + _good())
+    assert [len(t) for t in _texts(tmp_path / "out")] == [5000, 2]
+    assert summary.problems[0].line == 1 and "the first 5,000 are kept" in summary.problems[0].message
