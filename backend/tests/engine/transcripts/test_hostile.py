@@ -8,8 +8,10 @@ import os
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from engine.transcripts import TranscriptError, import_transcripts
+from engine.transcripts import Conversation, TranscriptError, import_transcripts
 
 
 def _good(text: str = "hello") -> bytes:
@@ -124,3 +126,51 @@ def test_a_line_of_sixty_thousand_turns_keeps_the_first_five_thousand(tmp_path):
     summary = _import(tmp_path, many + _good())
     assert [len(t) for t in _texts(tmp_path / "out")] == [5000, 2]
     assert summary.problems[0].line == 1 and "the first 5,000 are kept" in summary.problems[0].message
+
+
+_PIECES = [
+    b'{"turns": [',
+    b'{"role": "user", "text": "',
+    b'"}',
+    b"]}",
+    b"\n",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xe9",
+    b"\\ud800",
+    b'"',
+    b",",
+    b";",
+    b"#me\n",
+    b"#bot\n",
+    b"id,role,text\n",
+    b'{"event": "user", "sender_id": "',
+    b"[",
+    b"{",
+    b"ana@example.com",
+    b"4111 1111 1111 1111",
+    b"\r",
+    b"\t",
+    b"my name is ",
+    b"x" * 50,
+]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.lists(st.sampled_from(_PIECES) | st.binary(max_size=20), max_size=60),
+    fmt=st.sampled_from(["auto", "jsonl", "csv", "rasa", "botium"]),
+)
+def test_no_input_makes_the_import_crash(tmp_path_factory, data, fmt):
+    folder = tmp_path_factory.mktemp("fuzz")
+    source = folder / "input.txt"
+    source.write_bytes(b"".join(data))
+    try:
+        summary = import_transcripts(source, folder / "out", fmt=fmt)
+    except TranscriptError as exc:
+        assert exc.user_message
+        return
+    written = (folder / "out" / "conversations.jsonl").read_text(encoding="utf-8")
+    assert written.count("\n") == summary.conversations
+    for line in written.splitlines():
+        Conversation.model_validate_json(line)  # what was written is the canonical shape, whatever came in
