@@ -11,6 +11,7 @@ does not grow with the file. The file is written as `conversations.jsonl.partial
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -134,6 +135,22 @@ def import_transcripts(
     when nothing in it can be read at all."""
     if not source.exists():
         raise TranscriptError(f"{source} does not exist.")
+    try:
+        return _import(source, out, fmt, encoding, limit, progress)
+    except OSError as exc:  # unreadable, a folder where a file was expected, a full disk
+        with contextlib.suppress(OSError):
+            (out / f"{CONVERSATIONS_FILE}.partial").unlink(missing_ok=True)
+        raise TranscriptError(f"Cannot import {source}: {exc.strerror or exc}.") from exc
+
+
+def _import(
+    source: Path,
+    out: Path,
+    fmt: str,
+    encoding: str | None,
+    limit: int,
+    progress: Callable[[int], None] | None,
+) -> Summary:
     chosen: Format = detect_format(source, encoding) if fmt == "auto" else fmt  # type: ignore[assignment]
     if chosen not in READERS:
         raise TranscriptError(f"Unknown format {fmt!r}: use auto, jsonl, csv, rasa or botium.")

@@ -71,3 +71,18 @@ def test_rules_lists_every_kind_with_examples(capsys):
     assert cli.main(["transcripts", "rules", "--json"]) == 0
     rules = json.loads(capsys.readouterr().out)
     assert [r["kind"] for r in rules] == ["email", "phone", "card", "iban", "name"]
+
+
+def test_an_unreadable_source_exits_2(tmp_path, capsys, monkeypatch):
+    source = tmp_path / "chats.jsonl"
+    source.write_text('{"turns": [{"role": "user", "text": "hi"}]}\n')
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("engine.transcripts.reading.Path.open", refuse)
+    assert (
+        cli.main(["transcripts", "import", str(source), "--out", str(tmp_path / "o"), "--format", "jsonl"])
+        == 2
+    )
+    assert "Permission denied" in capsys.readouterr().err
