@@ -12,8 +12,9 @@ What is found (`RULES` lists it with examples, `parley transcripts rules` prints
 - IBANs: country code, check digits and account, whose mod-97 check is right;
 - names a user gives about themselves: "my name is …", "call me …", "me llamo …", "mi nombre es …" take the
   next word in any case; "I'm …", "I am …", "this is …", "soy …" only a capitalised word that is not a common
-  one ("I'm Looking for…" is not a name). A name learned in a conversation is masked wherever it appears in it,
-  the chatbot's turns included ("Thanks, Ana!").
+  one ("I'm Looking for…" is not a name); after the chatbot asked for the name ("What's your name?"), a reply
+  of one to three capitalised words. A name learned in a conversation is masked wherever it appears in it, the
+  chatbot's turns included ("Thanks, Ana!").
 
 Every value gets a placeholder such as `[EMAIL_1]`, stable within one conversation: the same address twice is
 `[EMAIL_1]` twice, another one `[EMAIL_2]`. A `Masker` lives for one conversation and is thrown away after it.
@@ -106,14 +107,32 @@ def find_pii(text: str, kinds: Iterable[str]) -> list[PIIMatch]:
 
 # -- names ---------------------------------------------------------------------------------------------------
 _LETTERS = r"[^\W\d_][\w'\u2019-]*"
+# "I'm Dr. Smith": the title is skipped, the name is Smith.
+_TITLE = r"(?:(?i:mr|mrs|ms|miss|dr|prof|sr|sra|srta|don|doña)\.?\s+)?"
 # After these the next word is a name in any case ("my name is ana").
 _STRONG_CUE = re.compile(
-    r"(?i:\bmy\s+name\s+is|\bmy\s+name['\u2019]s|\bcall\s+me|\bme\s+llamo|\bmi\s+nombre\s+es)\s+("
+    r"(?i:\bmy\s+name\s+is|\bmy\s+name['\u2019]s|\bcall\s+me|\bme\s+llamo|\bmi\s+nombre\s+es)\s+"
+    + _TITLE
+    + "("
     + _LETTERS
     + ")"
 )
 # After these only a capitalised word that is not a common one: "I'm Ana", not "I'm looking" or "I'm Sorry".
-_WEAK_CUE = re.compile(r"(?i:\bi['\u2019]m|\bi\s+am|\bthis\s+is|\bsoy)\s+(" + _LETTERS + ")")
+_WEAK_CUE = re.compile(r"(?i:\bi['\u2019]m|\bi\s+am|\bthis\s+is|\bsoy)\s+" + _TITLE + "(" + _LETTERS + ")")
+# A chatbot asking for the user's name; the user's whole reply may then be the name ("Ana López.").
+_ASKS_NAME = re.compile(
+    r"(?i)\b(?:your\s+(?:full\s+|first\s+)?name|who\s+am\s+i\s+(?:speaking|talking)\s+(?:to|with)|"
+    r"(?:tu|su)\s+nombre|c[oó]mo\s+te\s+llamas|c[oó]mo\s+se\s+llama)\b"
+)
+_ANSWER = re.compile(
+    r"\s*(?:(?i:it['\u2019]s|i['\u2019]m|es|soy)\s+)?"
+    + _TITLE
+    + "("
+    + _LETTERS
+    + r"(?:\s+"
+    + _LETTERS
+    + r"){0,2})\s*[.!]?\s*"
+)
 _POSSESSIVE = re.compile(r"['\u2019]s$")  # "Carla's phone": the name is Carla
 _NEXT_CAPITALISED = re.compile(r"\s+(" + _LETTERS + ")")
 # Capitalised words that follow "I'm", "this is" or "soy" without being a name (a sentence in title case,
@@ -290,9 +309,22 @@ _MAX_NAME_WORDS = 3
 _MIN_NAME_PART = 3  # parts of a name shorter than this ("Li" in "Ana Li") are masked only with the whole name
 
 
-def names_given(text: str) -> list[str]:
-    """The names the writer of `text` gives for themselves, as written ("Ana López")."""
+def asks_name(text: str) -> bool:
+    """Whether a chatbot's turn asks the user for their name ("What's your name?", "¿Cómo te llamas?")."""
+    return bool(_ASKS_NAME.search(text))
+
+
+def _capitalised(word: str) -> bool:
+    return word[0].isupper() and not (len(word) > 1 and word.isupper()) and word.casefold() not in _NOT_NAMES
+
+
+def names_given(text: str, *, asked: bool = False) -> list[str]:
+    """The names the writer of `text` gives for themselves, as written ("Ana López"). `asked`: the chatbot's
+    turn before asked for the name, so a reply of one to three capitalised words is one."""
     names: list[str] = []
+    answer = _ANSWER.fullmatch(text) if asked else None
+    if answer and all(_capitalised(word) for word in answer.group(1).split()):
+        names.append(answer.group(1))
     for pattern, strong in ((_STRONG_CUE, True), (_WEAK_CUE, False)):
         for match in pattern.finditer(text):
             first = _POSSESSIVE.sub("", match.group(1))
@@ -323,8 +355,8 @@ def _key(kind: str, value: str) -> str:
 class Masker:
     """Masks the personal data of ONE conversation with placeholders that stay the same across its turns.
 
-    Call `learn_names` with every user turn first, then `mask` each turn: a name given in turn 3 is then also
-    masked where the chatbot used it in turn 2.
+    Call `learn_names` with every user turn first (`asked` when the chatbot's turn before asked for the name),
+    then `mask` each turn: a name given in turn 3 is then also masked where the chatbot used it in turn 2.
     """
 
     def __init__(self) -> None:
@@ -334,8 +366,8 @@ class Masker:
         self._names: dict[str, str] = {}  # casefolded name or part -> the key of its whole name
         self._name_pattern: re.Pattern[str] | None = None
 
-    def learn_names(self, text: str) -> None:
-        for name in names_given(text):
+    def learn_names(self, text: str, *, asked: bool = False) -> None:
+        for name in names_given(text, asked=asked):
             whole = _key("name", name)
             self._names.setdefault(whole, whole)
             parts = name.split()
@@ -428,8 +460,10 @@ RULES = (
         "name",
         "[NAME_n]",
         "a name the user gives: after 'my name is', 'call me', 'me llamo', 'mi nombre es' (any case), or a "
-        "capitalised uncommon word after 'I'm', 'I am', 'this is', 'soy'; then everywhere in that conversation",
-        ("my name is Ana López", "I'm Bob", "this is Carla", "me llamo lucía", "soy Marta"),
+        "capitalised uncommon word after 'I'm', 'I am', 'this is', 'soy' (a title such as 'Dr.' skipped), or a "
+        "reply of one to three capitalised words when the chatbot asked for the name; then everywhere in that "
+        "conversation",
+        ("my name is Ana López", "I'm Bob", "this is Carla", "me llamo lucía", "soy Marta", "I'm Dr. Smith"),
         ("I'm looking for a pizza", "I'm Sorry", "this is great", "soy vegetariano", "I am not sure"),
     ),
 )

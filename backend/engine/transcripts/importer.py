@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from engine.personal_data import RULES, Masker, mask_text
+from engine.personal_data import RULES, Masker, asks_name, mask_text
 from engine.transcripts.json_formats import read_jsonl, read_rasa
 from engine.transcripts.model import Conversation, Format, Summary, Turn
 from engine.transcripts.reading import Line, LineReader, Problems, clean_text
@@ -89,14 +89,15 @@ def _files(source: Path) -> Iterator[tuple[Path, str | None]]:
 
 def _mask(raw: RawConversation, number: int, fmt: Format, problems: Problems) -> Conversation:
     masker = Masker()
-    texts = []
+    texts: list[str] = []
     for turn in raw.turns:
         text, note = clean_text(turn.text)
         if note:
             problems.add(raw.line, "warning", note, raw.file)
-        texts.append(text)
         if turn.role == "user":
-            masker.learn_names(text)
+            asked = bool(texts) and raw.turns[len(texts) - 1].role == "bot" and asks_name(texts[-1])
+            masker.learn_names(text, asked=asked)
+        texts.append(text)
     turns = [
         Turn(
             role=turn.role,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.personal_data import RULES, Masker, find_pii, mask_text, names_given
+from engine.personal_data import RULES, Masker, asks_name, find_pii, mask_text, names_given
 
 
 @pytest.mark.parametrize(("kind", "example"), [(r.kind, e) for r in RULES for e in r.masked])
@@ -45,6 +45,17 @@ def test_names_come_from_the_cue_phrases_only():
     assert names_given("Mi nombre es José Luis") == ["José Luis"]
     assert names_given("I'm Bob. This is Carla's order") == ["Bob", "Carla"]
     assert names_given("I'm looking for a pizza, this is urgent, soy de Madrid") == []
+
+
+def test_a_reply_to_the_chatbot_asking_for_the_name_is_a_name():
+    assert asks_name("Great choice! What's your name?") and asks_name("¿Cómo te llamas?")
+    assert not asks_name("What size would you like?")
+    assert names_given("Ana López.", asked=True) == ["Ana López"]
+    assert names_given("It's Bob", asked=True) == ["Bob"]
+    assert names_given("Ana López.", asked=False) == []
+    # not a name, even when asked: lower case, a sentence, a common word, shouting
+    for reply in ("ana", "I want a large pizza", "Why?", "No", "PIZZA"):
+        assert names_given(reply, asked=True) == [], reply
 
 
 def test_a_conversation_keeps_its_placeholders_and_masks_a_learned_name_everywhere():

@@ -209,3 +209,24 @@ def test_the_conversation_limit_stops_the_import_and_says_so(tmp_path):
     assert summary.conversations == 3 and summary.truncated
     assert len(_conversations(tmp_path / "out")) == 3
     assert summary.problems[-1].line == 4 and "limit of 3" in summary.problems[-1].message
+
+
+def test_a_name_given_as_the_reply_to_the_chatbot_s_question_is_masked(tmp_path):
+    source = tmp_path / "chats.jsonl"
+    turns = [
+        ("user", "I want a pizza"),
+        ("bot", "Sure! What is your name?"),
+        ("user", "Marta Ruiz"),
+        ("bot", "Thanks Marta, what size?"),
+        ("user", "Large"),
+    ]
+    source.write_text(json.dumps({"turns": [{"role": r, "text": t} for r, t in turns]}) + "\n")
+    import_transcripts(source, tmp_path / "out")
+    (found,) = _conversations(tmp_path / "out")
+    assert [t for _, t in _turns(found)] == [
+        "I want a pizza",
+        "Sure! What is your name?",
+        "[NAME_1]",
+        "Thanks [NAME_1], what size?",
+        "Large",
+    ]
