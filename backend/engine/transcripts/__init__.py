@@ -11,6 +11,7 @@ from engine.transcripts.importer import (
     SUMMARY_FILE,
     detect_format,
     import_transcripts,
+    read_imported,
 )
 from engine.transcripts.model import FORMATS, Conversation, Problem, Summary, Turn
 from engine.transcripts.records import TranscriptError
@@ -27,4 +28,5 @@ __all__ = [
     "Turn",
     "detect_format",
     "import_transcripts",
+    "read_imported",
 ]

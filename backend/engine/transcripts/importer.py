@@ -119,6 +119,24 @@ def _mask(raw: RawConversation, number: int, fmt: Format, problems: Problems) ->
     )
 
 
+def read_imported(folder: Path) -> Iterator[Conversation]:
+    """The conversations an import wrote into `folder`, one at a time (what TRACER and SENSEI will read).
+    Raises TranscriptError when the folder holds no import or a line is not a conversation."""
+    path = folder / CONVERSATIONS_FILE
+    if not path.is_file():
+        raise TranscriptError(
+            f"{folder} holds no {CONVERSATIONS_FILE}: run `parley transcripts import` first."
+        )
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            try:
+                yield Conversation.model_validate_json(line)
+            except ValueError as exc:
+                raise TranscriptError(
+                    f"{path}, line {number}: not an imported conversation ({exc})"
+                ) from None
+
+
 def rules_text() -> list[str]:
     return [f"{rule.placeholder}: {rule.what}" for rule in RULES]
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from engine.transcripts import TranscriptError, detect_format, import_transcripts
+from engine.transcripts import TranscriptError, detect_format, import_transcripts, read_imported
 
 
 def _conversations(out):
@@ -230,3 +230,16 @@ def test_a_name_given_as_the_reply_to_the_chatbot_s_question_is_masked(tmp_path)
         "Thanks [NAME_1], what size?",
         "Large",
     ]
+
+
+def test_what_was_imported_reads_back_as_conversations(planted_source, tmp_path):
+    _, source = planted_source
+    summary = import_transcripts(source, tmp_path / "out")
+    read = list(read_imported(tmp_path / "out"))
+    assert [c.id for c in read] == ["c000001", "c000002"]
+    assert sum(len(c.turns) for c in read) == summary.turns
+    with pytest.raises(TranscriptError, match="run `parley transcripts import` first"):
+        list(read_imported(tmp_path))
+    (tmp_path / "out" / "conversations.jsonl").write_text('{"id": 1}\n')
+    with pytest.raises(TranscriptError, match="line 1: not an imported conversation"):
+        list(read_imported(tmp_path / "out"))
