@@ -22,6 +22,7 @@ Every value gets a placeholder such as `[EMAIL_1]`, stable within one conversati
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -29,7 +30,9 @@ from dataclasses import dataclass
 
 KINDS = ("email", "phone", "card", "iban", "name")
 
-_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+# The look-behind holds every character of the local part, so a match is tried only where a run of them starts:
+# a line of 2 Mi "%" and one "@" stays linear.
+_EMAIL = re.compile(r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 _PHONE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{6,18}\d(?!\d)")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b", re.IGNORECASE)
@@ -75,13 +78,17 @@ def find_pii(text: str, kinds: Iterable[str]) -> list[PIIMatch]:
     valid) in `text`, in the order of `KINDS`, never overlapping. Names need a conversation: see `Masker`."""
     wanted = set(kinds)
     found: list[PIIMatch] = []
+    taken: list[tuple[int, int]] = []  # the spans found so far, sorted and disjoint
 
     def add(kind: str, match: re.Match[str]) -> None:
-        if any(match.start() < m.end and m.start < match.end() for m in found):
+        # Bisect rather than compare with every span found: a turn of thousands of numbers stays fast.
+        start, end = match.span()
+        index = bisect.bisect_left(taken, (start, end))
+        if (index and taken[index - 1][1] > start) or (index < len(taken) and taken[index][0] < end):
             return
-        value = match.group(0)
-        stripped = value.rstrip()
-        found.append(PIIMatch(kind, stripped.strip(), match.start(), match.start() + len(stripped)))
+        taken.insert(index, (start, end))
+        stripped = match.group(0).rstrip()
+        found.append(PIIMatch(kind, stripped.strip(), start, start + len(stripped)))
 
     if "iban" in wanted:
         for match in _IBAN.finditer(text):
@@ -285,6 +292,9 @@ _NOT_NAMES = frozenset(
         "nuevo",
         "nueva",
         "yo",
+        "i'm",
+        "i\u2019m",
+        "im",
         # moods and origins users write in title case ("I'm Italian", "I am Angry")
         "angry",
         "upset",
@@ -306,6 +316,7 @@ _NOT_NAMES = frozenset(
     ]
 )
 _MAX_NAME_WORDS = 3
+MAX_NAMES = 50  # names (and their parts) one conversation may teach the masker
 _MIN_NAME_PART = 3  # parts of a name shorter than this ("Li" in "Ana Li") are masked only with the whole name
 
 
@@ -367,7 +378,10 @@ class Masker:
         self._name_pattern: re.Pattern[str] | None = None
 
     def learn_names(self, text: str, *, asked: bool = False) -> None:
+        before = len(self._names)
         for name in names_given(text, asked=asked):
+            if len(self._names) >= MAX_NAMES:
+                break  # a real conversation gives a handful; thousands would make masking quadratic
             whole = _key("name", name)
             self._names.setdefault(whole, whole)
             parts = name.split()
@@ -375,7 +389,7 @@ class Masker:
                 for part in parts:
                     if len(part) >= _MIN_NAME_PART and part.casefold() not in _NOT_NAMES:
                         self._names.setdefault(part.casefold(), whole)
-        if self._names:
+        if len(self._names) > before:
             # Longest first, so "Ana López" is one name rather than "Ana" followed by "López".
             alternatives = sorted(self._names, key=len, reverse=True)
             spelled = "|".join(r"\s+".join(re.escape(w) for w in n.split()) for n in alternatives)
@@ -392,11 +406,20 @@ class Masker:
         return self._placeholders[key]
 
     def mask(self, text: str) -> str:
-        spans = [(m.start, m.end, m.kind, m.text) for m in find_pii(text, ("iban", "email", "card", "phone"))]
+        spans = sorted(
+            (m.start, m.end, m.kind, m.text) for m in find_pii(text, ("iban", "email", "card", "phone"))
+        )
         if self._name_pattern is not None:
+            names = []
             for match in self._name_pattern.finditer(text):
-                if not any(match.start() < end and start < match.end() for start, end, _, _ in spans):
-                    spans.append((match.start(), match.end(), "name", match.group(0)))
+                # the number found last that starts before this name: does it reach into it?
+                index = bisect.bisect_left(spans, (match.start(),))
+                before = spans[index - 1] if index else None
+                after = spans[index] if index < len(spans) else None
+                if (before and before[1] > match.start()) or (after and after[0] < match.end()):
+                    continue
+                names.append((match.start(), match.end(), "name", match.group(0)))
+            spans = sorted(spans + names)
         if not spans:
             return text
         pieces: list[str] = []

@@ -85,3 +85,39 @@ def test_the_security_oracle_sees_the_same_detectors():
     assert detectors.find_pii is find_pii
     found = find_pii("mail a@b.co, card 4111 1111 1111 1111", ["email", "card"])
     assert [(m.kind, m.text) for m in found] == [("email", "a@b.co"), ("card", "4111 1111 1111 1111")]
+
+
+def test_a_turn_full_of_names_cannot_make_masking_slow():
+    import time
+
+    masker = Masker()
+    flood = " ".join(
+        f"I'm Name{chr(65 + i % 26)}{chr(65 + i // 26 % 26)}{chr(65 + i // 676)}x." for i in range(5000)
+    )
+    started = time.perf_counter()
+    masker.learn_names(flood)
+    masked = masker.mask(flood * 4)
+    assert time.perf_counter() - started < 5
+    assert masked.count("[NAME_") == 4 * 50  # the first fifty names, wherever they appear
+
+
+@pytest.mark.parametrize(
+    "flood",
+    [
+        "%" * 400_000 + "@",
+        "a." * 200_000 + "@x",
+        "1 " * 200_000,
+        "+(" * 200_000,
+        "I'm " * 100_000,
+        "ana@b.co " * 40_000,
+    ],
+)
+def test_no_line_makes_a_detector_slow(flood):
+    """A 2 Mi-character line is allowed in; the detectors stay linear on it (no catastrophic backtracking)."""
+    import time
+
+    started = time.perf_counter()
+    masker = Masker()
+    masker.learn_names(flood)
+    masker.mask(flood)
+    assert time.perf_counter() - started < 5
