@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 # Phrasings of a refusal or of a redirect back to the chatbot's own topics (English and Spanish).
 _REFUSAL = re.compile(
@@ -80,24 +82,34 @@ _REFUSING = re.compile(
 
 def refusal_spans(text: str) -> list[tuple[int, int]]:
     """The (start, end) of every clause of `text` that refuses, apologises or states what the chatbot must not
-    do."""
+    do, in order and without overlap."""
+    return list(_refusal_spans(text))
+
+
+@lru_cache(maxsize=64)  # the oracles of one reply ask about the same text several times
+def _refusal_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans = []
     for match in _CLAUSE.finditer(text):
         clause = match.group(0)
         if _WORD.search(clause) and (_REFUSAL.search(clause) or _REFUSING.search(clause)):
             spans.append((match.start(), match.end()))
-    return spans
+    return tuple(spans)
 
 
-def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
-    return any(s <= start and end <= e for s, e in spans)
+def _inside(spans: Sequence[tuple[int, int]], start: int, end: int) -> bool:
+    index = bisect_right(spans, start, key=lambda span: span[0]) - 1  # the last clause starting at or before
+    return index >= 0 and spans[index][0] <= start and end <= spans[index][1]
+
+
+def _words_inside(text: str, start: int, end: int) -> bool:
+    spans = _refusal_spans(text)
+    words = list(_WORD.finditer(text, start, end))
+    return bool(words) and all(_inside(spans, m.start(), m.end()) for m in words)
 
 
 def span_in_refusal(text: str, start: int, end: int) -> bool:
     """Whether every word of text[start:end] stands in a refusing clause (see `refusal_spans`)."""
-    spans = refusal_spans(text)
-    words = [m for m in _WORD.finditer(text, start, end)]
-    return bool(words) and all(_inside(spans, m.start(), m.end()) for m in words)
+    return _words_inside(text, start, end)
 
 
 def in_refusal(quote: str, text: str) -> bool:
@@ -107,14 +119,12 @@ def in_refusal(quote: str, text: str) -> bool:
     if not parts:
         return False
     places = list(re.finditer(r"\s+".join(re.escape(p) for p in parts), text))
-    return bool(places) and all(span_in_refusal(text, m.start(), m.end()) for m in places)
+    return bool(places) and all(_words_inside(text, m.start(), m.end()) for m in places)
 
 
 def only_refuses(text: str) -> bool:
     """Whether the reply says nothing but its refusal: every clause holding a word refuses."""
-    spans = refusal_spans(text)
-    words = list(_WORD.finditer(text))
-    return bool(spans) and all(_inside(spans, m.start(), m.end()) for m in words)
+    return bool(_refusal_spans(text)) and _words_inside(text, 0, len(text))
 
 
 def find_words(text: str, words: Iterable[str]) -> Iterator[tuple[str, int, int]]:
@@ -217,7 +227,7 @@ def overlap(reply: str, known: str, *, min_words: int, skip: Sequence[tuple[int,
     case and punctuation. Words of the reply inside a `skip` span match nothing, so no run crosses them."""
     reply_words = [
         (
-            "\x00" if any(s <= m.start() and m.end() <= e for s, e in skip) else m.group(0).lower(),
+            "\x00" if _inside(skip, m.start(), m.end()) else m.group(0).lower(),
             m.start(),
             m.end(),
         )
