@@ -14,6 +14,14 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+# The personal-data detectors live in the engine's lowest layer, shared with the transcript import (D35).
+from engine import personal_data
+
+PIIMatch = personal_data.PIIMatch
+find_pii = personal_data.find_pii
+iban_valid = personal_data.iban_valid
+luhn_valid = personal_data.luhn_valid
+
 # Phrasings of a refusal or of a redirect back to the chatbot's own topics (English and Spanish).
 _REFUSAL = re.compile(
     r"""(?ix)
@@ -146,72 +154,6 @@ def find_text(text: str, needle: str) -> tuple[int, int] | None:
         return None
     match = re.search(r"\s+".join(re.escape(p) for p in parts), text, re.IGNORECASE)
     return (match.start(), match.end()) if match else None
-
-
-# -- PII ----------------------------------------------------------------------------------------------------
-_EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
-_CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
-_PHONE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{6,18}\d(?!\d)")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
-
-
-def luhn_valid(digits: str) -> bool:
-    total = 0
-    for position, char in enumerate(reversed(digits)):
-        value = int(char)
-        if position % 2 == 1:
-            value *= 2
-            if value > 9:
-                value -= 9
-        total += value
-    return total % 10 == 0
-
-
-def iban_valid(text: str) -> bool:
-    compact = text.replace(" ", "")
-    if not 15 <= len(compact) <= 34:
-        return False
-    moved = compact[4:] + compact[:4]
-    number = "".join(str(int(c, 36)) for c in moved)
-    return int(number) % 97 == 1
-
-
-@dataclass(frozen=True)
-class PIIMatch:
-    kind: str
-    text: str  # as it stands in the reply
-
-
-def find_pii(text: str, kinds: Iterable[str]) -> list[PIIMatch]:
-    """E-mail addresses, phone numbers (9 to 15 digits), card numbers (Luhn-valid) and IBANs (check digits valid)."""
-    wanted = set(kinds)
-    found: list[PIIMatch] = []
-    taken: list[tuple[int, int]] = []
-
-    def add(kind: str, match: re.Match[str]) -> None:
-        if any(match.start() < end and start < match.end() for start, end in taken):
-            return
-        taken.append((match.start(), match.end()))
-        found.append(PIIMatch(kind, match.group(0).strip()))
-
-    if "iban" in wanted:
-        for match in _IBAN.finditer(text):
-            if iban_valid(match.group(0)):
-                add("iban", match)
-    if "email" in wanted:
-        for match in _EMAIL.finditer(text):
-            add("email", match)
-    if "card" in wanted:
-        for match in _CARD.finditer(text):
-            digits = re.sub(r"\D", "", match.group(0))
-            if 13 <= len(digits) <= 19 and luhn_valid(digits):
-                add("card", match)
-    if "phone" in wanted:
-        for match in _PHONE.finditer(text):
-            digits = re.sub(r"\D", "", match.group(0))
-            if 9 <= len(digits) <= 15:
-                add("phone", match)
-    return found
 
 
 # -- overlap with known text ---------------------------------------------------------------------------------
