@@ -1,0 +1,246 @@
+"""Issue 38: the scripted population (test data), the model from transcripts, the calibrated simulated user.
+
+The population is plumbing (its users read the bot's definition, as customers know a menu); nothing here hands
+the engines the ground truth: the model from transcripts reads only the imported (masked) conversations.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+
+from engine.bots import load_bot
+from engine.bots.population import write_population
+from engine.egress import EgressGuard, EgressPolicy
+from engine.evaluation.matching import precision_recall
+from engine.llm import LLMClient, ProviderConfig, UsageLedger
+from engine.llm.testing.imperfect import Request
+from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.sensei.calibration import CalibratedUser, Calibration, calibrated_personality, calibration_of
+from engine.tracer.from_transcripts import model_from_transcripts, plan_sample, read_conversations
+from engine.transcripts import Conversation, Turn, import_transcripts
+from engine.transcripts.fidelity import fidelity_markdown, fidelity_report
+from engine.transcripts.measures import infer_fallback, measure
+
+PLANTED = (
+    "laura.g@example.com",
+    "pnovak@mail.example.org",
+    "ana.ruiz@example.net",
+    "612 345 678",
+    "Laura Gomez",
+)
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """300 conversations of the photography studio's population (users give names, e-mails and phones)."""
+    folder = tmp_path_factory.mktemp("population")
+    raw = folder / "raw.jsonl"
+    written = write_population("photography", 300, raw, seed=3)
+    import_transcripts(raw, folder / "imported")
+    return {"raw": raw, "dir": folder / "imported", "written": written}
+
+
+def _recording_llm(seen: list[str]) -> LLMClient:
+    double = TracerDouble(seed=0)
+
+    def recorded(responder: Any) -> Any:
+        def respond(request: Request) -> Any:
+            seen.extend(text for _, text in request.messages)
+            return responder(request)
+
+        return respond
+
+    overrides = {tag: recorded(responder) for tag, responder in double.responders().items()}
+    return LLMClient(
+        ProviderConfig("openai-compatible", base_url="http://127.0.0.1:9/v1", model="imperfect"),
+        guard=EgressGuard(EgressPolicy.parse("127.0.0.1")),
+        chat_model=double.chat_model(overrides=overrides),
+        ledger=UsageLedger(),
+    )
+
+
+# -- the population --------------------------------------------------------------------------------------------
+
+
+def test_population_has_impatient_users_who_leave_after_two_fallbacks_and_varied_paths(imported):
+    written = imported["written"]
+    assert set(written.kinds) == {"direct", "impatient", "wanderer", "corrector", "changer"}
+    counts = sorted(written.paths.values())
+    assert counts[-1] >= 5 * counts[0]  # frequent and rare paths
+    impatient = [c for c in written.conversations if c["truth"]["kind"] == "impatient"]
+    left = [
+        c for c in impatient if c["turns"][-1]["role"] == "bot" and c["turns"][-1]["text"].startswith("Sorry")
+    ]
+    assert left
+    for conversation in left:
+        bots = [t["text"] for t in conversation["turns"] if t["role"] == "bot"]
+        assert bots[-1].startswith("Sorry") and bots[-2].startswith("Sorry")
+
+
+def test_population_personal_data_is_typed_and_masked_on_import(imported):
+    raw = imported["raw"].read_text(encoding="utf-8")
+    assert any(value in raw for value in PLANTED)
+    stored = (imported["dir"] / "conversations.jsonl").read_text(encoding="utf-8")
+    assert not [value for value in PLANTED if value in stored]
+    assert "[EMAIL_1]" in stored
+
+
+# -- the model from transcripts ------------------------------------------------------------------------------
+
+
+def test_sampling_plan_reads_every_path_even_a_rare_one():
+    def conversation(number: int, answer: str) -> Conversation:
+        turns = [Turn(role="user", text=f"question {number}"), Turn(role="bot", text=answer)]
+        return Conversation(id=f"c{number}", format="jsonl", line=number, turns=turns)
+
+    conversations = [conversation(i, "We open at noon.") for i in range(50)]
+    conversations.append(conversation(50, "Your booking for a tire repair is confirmed."))
+    plan = plan_sample(conversations, 5)
+    assert "c50" in plan.sampled and len(plan.sampled) == 5
+    assert sum(plan.weights[c] for c in plan.sampled) == pytest.approx(51)
+    assert plan.estimated_calls["total"] >= len(plan.sampled)
+
+
+def test_model_from_transcripts_finds_functionalities_with_traffic_and_no_personal_data_reaches_the_llm(
+    imported,
+):
+    seen: list[str] = []
+    with _recording_llm(seen) as llm:
+        built = model_from_transcripts(read_conversations(imported["dir"]), llm, sample=30)
+        calls = len(llm.ledger.records)
+    assert seen and not [value for value in PLANTED if any(value in text for text in seen)]
+    scored = precision_recall(built.model, load_bot("photography"), matcher="lexical")
+    assert scored["recall"] and scored["recall"] > 20
+    assert calls <= built.plan.estimated_calls["total"]
+    shares = [info["share"] for info in built.reached.values()]
+    assert max(shares) > min(shares) > 0  # each functionality with how often users reached it, not all alike
+
+
+def test_cli_prints_the_plan_first_and_writes_transcripts_provenance(imported, tmp_path, capsys):
+    from cli import main
+
+    out = tmp_path / "model"
+    code = main(
+        ["tracer", "--from-transcripts", str(imported["dir"]), "--double", "imperfect", "-o", str(out)]
+    )
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert printed.index("Sampling plan") < printed.index("Cost estimate") < printed.index("functionalities")
+    provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
+    assert provenance["source"] == "transcripts" and provenance["reached"]
+    assert (out / "model.json").is_file() and list((out / "profiles").glob("*.yaml"))
+
+
+def test_cli_without_connector_or_transcripts_is_a_usage_error(tmp_path, capsys):
+    from cli import main
+
+    assert main(["tracer", "-o", str(tmp_path)]) == 2
+    assert "--from-transcripts" in capsys.readouterr().err
+
+
+# -- measures and the calibrated user --------------------------------------------------------------------------
+
+FALLBACK = "Sorry, I did not get that."
+SAMPLE = [
+    [("user", "hi I want a pizza please"), ("bot", "Which size?"), ("user", "what drinks do you have?"),
+     ("bot", "Coke and water."), ("user", "large"), ("bot", "Done.")],
+    [("user", "blah"), ("bot", FALLBACK), ("user", "blah blah"), ("bot", FALLBACK)],
+    [("user", "a pizza"), ("bot", "Which size?"), ("user", "small"), ("user", "sorry, I meant large"),
+     ("bot", "Done."), ("user", "actually, a drink instead"), ("bot", FALLBACK), ("user", "x"), ("bot", FALLBACK)],
+]  # fmt: skip
+
+
+def test_measures_of_known_conversations():
+    assert infer_fallback(SAMPLE) == FALLBACK
+    measured = measure(SAMPLE)
+    assert measured.user_turns == pytest.approx(10 / 3)
+    assert measured.ignored_question == pytest.approx(
+        1 / 2
+    )  # one of two "Which size?" answered with a question
+    assert measured.correction == pytest.approx(1 / 10)
+    assert measured.change_of_mind == pytest.approx(1 / 10)
+    assert measured.leave_after == 2 and measured.left_on_fallback == pytest.approx(2 / 3)
+
+
+def test_calibrated_user_is_enforced_not_described():
+    calibration = Calibration(word_counts=(2,), turn_counts=(3,), leave_after=2, fillers=("ok",))
+    user = CalibratedUser(calibration, random.Random(1))
+    assert user.shape("I would like to book a session for next week", None) == "I would"
+    assert sorted(user.shape("hi", None).split()) == ["hi", "ok"]
+    assert user.stop_before_turn(3) and not user.stop_before_turn(2)
+    assert user.leaves(2) and not user.leaves(1)
+
+
+def test_calibrated_personality_round_trips_its_parameters():
+    personality = calibrated_personality(measure(SAMPLE))
+    calibration = calibration_of(personality)
+    assert calibration is not None and calibration.leave_after == 2
+    assert calibration.turn_counts == (3, 2, 5)
+    assert any("2 times" in line for line in personality.context)
+
+
+PIZZA_PROFILE = """
+test_name: pizza_order
+user:
+  role: You order a pizza to pick up tonight.
+  goals:
+    - "order a {{size}} margherita pizza"
+    - size: {function: forward(), type: string, data: [small, large]}
+chatbot:
+  is_starter: false
+  fallback: Sorry, I didn't catch that.
+conversation:
+  number: 2
+  goal_style: {steps: 6}
+  interaction_style: [default]
+"""
+
+
+def _pizza_conversations(calibration: Calibration | None) -> list[Any]:
+    from datetime import date
+
+    from engine.bots.connector import BotConnector
+    from engine.llm.testing.imperfect_sensei import SenseiDouble
+    from engine.sensei import SimulatorSettings, load_profile, run_profiles
+
+    profile, problems = load_profile(PIZZA_PROFILE, source="test")
+    assert profile is not None, problems
+    records: list[Any] = []
+    client = LLMClient(
+        ProviderConfig("openai-compatible", base_url="http://127.0.0.1:9/v1", model="imperfect"),
+        guard=EgressGuard(EgressPolicy.parse("127.0.0.1")),
+        chat_model=SenseiDouble(seed=1).chat_model(),
+        ledger=UsageLedger(),
+    )
+    with client as llm:
+        run_profiles(
+            [profile],
+            lambda: BotConnector("pizza", today=date(2027, 3, 10)),
+            llm,
+            concurrency=1,
+            seed=1,
+            sink=records.append,
+            today=lambda: date(2027, 3, 10),
+            settings=SimulatorSettings(calibration=calibration),
+        )
+    return records
+
+
+def test_simulator_ends_conversations_as_the_calibrated_user_would():
+    plain = _pizza_conversations(None)
+    short = _pizza_conversations(Calibration(turn_counts=(1,)))
+    assert max(sum(1 for t in r.turns if t.role == "user") for r in plain) > 1
+    assert all(sum(1 for t in r.turns if t.role == "user") == 1 for r in short)
+    assert {r.settings["stopped_because"] for r in short} == {"finished"}
+
+
+def test_fidelity_report_says_which_user_is_closer():
+    real = measure(SAMPLE)
+    report = fidelity_report(real, measure(SAMPLE[:1]), measure(SAMPLE[1:] + SAMPLE[:1]))
+    assert report["closer"] is True
+    assert report["overall_gap"]["calibrated"] < report["overall_gap"]["uncalibrated"]
+    assert "| user turns per conversation |" in fidelity_markdown(report)
