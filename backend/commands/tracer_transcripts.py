@@ -31,12 +31,14 @@ def run(args: argparse.Namespace) -> int:
     from engine.evaluation.doubles import NOTE, imperfect_factory
     from engine.llm import LLMClient, ProviderState, UsageLedger
     from engine.tracer import TracerConfig
+    from engine.tracer.deps import sensei_errors
     from engine.tracer.from_transcripts import (
         PROVENANCE_FILE,
         SamplingPlan,
         model_from_transcripts,
         read_conversations,
     )
+    from engine.tracer.traffic_profiles import TRAFFIC_FOLDER, traffic_profiles
     from engine.transcripts import TranscriptError
 
     source, out = Path(args.from_transcripts), Path(args.out)
@@ -68,6 +70,16 @@ def run(args: argparse.Namespace) -> int:
         built = model_from_transcripts(
             conversations, llm, config=config, sample=args.sample, seed=seed, on_plan=show_plan
         )
+    written = traffic_profiles(
+        conversations,
+        fallback=built.model.fallback,
+        language=built.model.languages[0] if built.model.languages else "English",
+        validate=sensei_errors,
+    )
+    folder = out / TRAFFIC_FOLDER
+    folder.mkdir(exist_ok=True)
+    for profile in written:
+        (folder / f"{profile.name}.yaml").write_text(profile.yaml, encoding="utf-8")
     summary: dict[str, Any] = {
         "ok": bool(built.model.functionalities) and bool(built.valid_profiles),
         "source": "transcripts",
@@ -78,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
         "profiles": len(built.valid_profiles),
         "reached": built.reached,
         "usage": built.usage,
+        "traffic_profiles": [
+            {"name": p.name, "kind": p.kind, "share": p.share, "valid": p.valid, "errors": p.errors}
+            for p in written
+        ],
     }
     if args.json:
         write_json(args.json, summary)
@@ -87,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(
             f"{summary['functionalities']} functionalities, {summary['profiles']} valid profile(s) from "
             f"{summary['sampled']} of {summary['conversations']} conversations; {built.usage['calls']} LLM calls. "
-            f"Most reached:\n" + "\n".join(lines) + f"\nArtefacts in {out}/ ({PROVENANCE_FILE}, report.md).\n"
+            f"Most reached:\n" + "\n".join(lines) + "\n"
+            f"{sum(p.valid for p in written)} profile(s) that follow real traffic in {folder}/ "
+            f"({', '.join(f'{p.name} {p.share:.0%}' for p in written)}).\nArtefacts in {out}/ ({PROVENANCE_FILE}, report.md).\n"
         )
     return EXIT_OK if summary["ok"] else EXIT_FAILURES

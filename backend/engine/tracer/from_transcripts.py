@@ -263,6 +263,7 @@ def model_from_transcripts(
         (config.output_dir / PROVENANCE_FILE).write_text(
             json.dumps(provenance, indent=2) + "\n", encoding="utf-8"
         )
+        _append_source(config.output_dir / "report.md", plan, reached)
     return TranscriptModel(
         model=final,
         profiles=list(state.get("profiles", [])),
@@ -283,6 +284,22 @@ def _reached(
         count = sum(plan.weights.get(sessions.get(s, ""), 0.0) for s in set(node.discovered_in))
         reached[node.name] = {"conversations": round(count, 1), "share": round(count / total, 4)}
     return reached
+
+
+def _append_source(report: Path, plan: SamplingPlan, reached: dict[str, dict[str, float]]) -> None:
+    """The report says where the model came from, and how much traffic each functionality had."""
+    rows = sorted(reached.items(), key=lambda kv: -kv[1]["conversations"])
+    lines = [
+        "",
+        "## Source: transcripts",
+        "",
+        plan.text(),
+        "",
+        "| functionality | conversations (est.) | share |",
+    ]
+    lines += ["|---|---|---|"] + [f"| {n} | {i['conversations']} | {i['share']:.1%} |" for n, i in rows]
+    with report.open("a", encoding="utf-8") as stream:
+        stream.write("\n".join(lines) + "\n")
 
 
 def read_conversations(directory: Path) -> list[Conversation]:

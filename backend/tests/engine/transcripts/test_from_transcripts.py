@@ -133,6 +133,8 @@ def test_cli_prints_the_plan_first_and_writes_transcripts_provenance(imported, t
     provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
     assert provenance["source"] == "transcripts" and provenance["reached"]
     assert (out / "model.json").is_file() and list((out / "profiles").glob("*.yaml"))
+    assert "## Source: transcripts" in (out / "report.md").read_text(encoding="utf-8")
+    assert len(list((out / "traffic_profiles").glob("*.yaml"))) >= 3
 
 
 def test_cli_without_connector_or_transcripts_is_a_usage_error(tmp_path, capsys):
@@ -244,3 +246,40 @@ def test_fidelity_report_says_which_user_is_closer():
     assert report["closer"] is True
     assert report["overall_gap"]["calibrated"] < report["overall_gap"]["uncalibrated"]
     assert "| user turns per conversation |" in fidelity_markdown(report)
+
+
+# -- profiles that follow real traffic -------------------------------------------------------------------------
+
+
+def test_traffic_profiles_follow_frequent_and_rare_paths_with_synthetic_values(imported):
+    import yaml
+
+    from engine.personal_data import find_pii
+    from engine.tracer.deps import sensei_errors
+    from engine.tracer.traffic_profiles import MARK, traffic_profiles
+
+    conversations = read_conversations(imported["dir"])
+    written = traffic_profiles(conversations, fallback=None, validate=sensei_errors)
+    assert {p.kind for p in written} == {"frequent", "rare"}
+    assert all(p.valid for p in written), [p.errors for p in written]
+    frequent = [p.share for p in written if p.kind == "frequent"]
+    rare = [p.share for p in written if p.kind == "rare"]
+    assert min(frequent) > max(rare)
+    every = "\n".join(p.yaml for p in written)
+    assert MARK in every and "[EMAIL_" not in every and "[PHONE_" not in every and "[NAME_" not in every
+    data = [yaml.safe_load(p.yaml) for p in written]
+    values = [
+        value
+        for profile in data
+        for goal in profile["user"]["goals"]
+        if isinstance(goal, dict)
+        for variable in goal.values()
+        for value in variable["data"]
+    ]
+    phones = [v for v in values if v.startswith("+44 7700 900")]
+    assert phones and all(find_pii(v, ["phone"]) for v in phones)  # synthetic, of the kind that was masked
+    requests = next(
+        g["request"]["data"] for g in data[0]["user"]["goals"] if isinstance(g, dict) and "request" in g
+    )
+    top = max(set(requests), key=requests.count)
+    assert requests.count(top) > 1  # weighted by how often users typed it
