@@ -96,6 +96,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="K",
         help="run each planned conversation K times with other simulator seeds (flakiness; default 1)",
     )
+    run.add_argument(
+        "--calibrated-user",
+        metavar="FILE",
+        help="a personality from `parley transcripts calibrate`: the simulator enforces its measured behaviour",
+    )
     add_replay_arguments(run)
     add_junit_argument(run)
     _add_local_files(run)
@@ -103,6 +108,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     add_compare_parser(actions)
     add_coverage_parser(actions)
+
+
+def _calibrated_settings(path: str | None) -> Any:
+    """Simulator settings enforcing a calibrated user's parameters (None: the defaults)."""
+    if not path:
+        return None
+    from engine.sensei import SimulatorSettings
+    from engine.sensei.calibration import Calibration
+    from engine.yamlguard import load_yaml
+
+    data = load_yaml(Path(path).read_text(encoding="utf-8"), round_trip=False) or {}
+    parameters = data.get("parameters") if isinstance(data, dict) else None
+    if not isinstance(parameters, dict):
+        raise SystemExit(f"parley: {path} has no parameters: write it with `parley transcripts calibrate`")
+    return SimulatorSettings(calibration=Calibration.from_parameters(parameters))
 
 
 def _add_local_files(parser: argparse.ArgumentParser) -> None:
@@ -141,7 +161,14 @@ def _project_catalogs(path: Path) -> tuple[Any, Any]:
             data = load_yaml(file.read_text(encoding="utf-8"), round_trip=False) or {}
             context = data.get("context") if isinstance(data, dict) else None
             if isinstance(context, list):
-                personalities.append(Personality(file.stem, tuple(str(c) for c in context)))
+                parameters = data.get("parameters")  # a calibrated user's measured behaviour
+                personalities.append(
+                    Personality(
+                        file.stem,
+                        tuple(str(c) for c in context),
+                        parameters=parameters if isinstance(parameters, dict) else None,
+                    )
+                )
         for file in sorted((folder / "types").glob("*.y*ml")):
             data = load_yaml(file.read_text(encoding="utf-8"), round_trip=False) or {}
             if isinstance(data, dict):
@@ -340,6 +367,7 @@ def _run(args: argparse.Namespace) -> int:
             any_memory=any_values,
             user_model=args.model,  # --model plays the user in every profile (D6); else each profile's llm.model
             replan=repeats.plan,
+            settings=_calibrated_settings(args.calibrated_user),
         )
     document = summary.to_json()
     replayed = finish_replay(out, replaying, document)

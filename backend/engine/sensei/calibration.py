@@ -40,8 +40,8 @@ class Calibration:
     @classmethod
     def from_measures(cls, measures: Measures) -> Calibration:
         return cls(
-            word_counts=tuple(measures.word_counts[:5000]),
-            turn_counts=tuple(measures.turn_counts[:5000]),
+            word_counts=tuple(measures.word_counts[:1000]),
+            turn_counts=tuple(measures.turn_counts[:1000]),
             ignored_question=measures.ignored_question,
             correction=measures.correction,
             change_of_mind=measures.change_of_mind,

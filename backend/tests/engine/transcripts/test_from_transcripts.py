@@ -283,3 +283,19 @@ def test_traffic_profiles_follow_frequent_and_rare_paths_with_synthetic_values(i
     )
     top = max(set(requests), key=requests.count)
     assert requests.count(top) > 1  # weighted by how often users typed it
+
+
+def test_calibrate_cli_writes_a_personality_the_sensei_run_enforces(imported, tmp_path, capsys):
+    import yaml
+
+    from cli import main
+    from commands.sensei import _calibrated_settings
+
+    target = tmp_path / "personalities" / "calibrated-user.yaml"
+    assert main(["transcripts", "calibrate", str(imported["dir"]), "--out", str(target)]) == 0
+    assert "leave_after: 2" in capsys.readouterr().out
+    document = yaml.safe_load(target.read_text(encoding="utf-8"))
+    assert document["parameters"]["leave_after"] == 2 and document["context"]
+    assert not [value for value in PLANTED if value in target.read_text(encoding="utf-8")]
+    settings = _calibrated_settings(str(target))
+    assert settings.calibration.leave_after == 2 and settings.calibration.turn_counts
