@@ -96,12 +96,32 @@ def main(argv: list[str] | None = None) -> int:
         for bot in args.bots.split(",")
         for seed in range(args.seeds)
     ]  # fmt: skip
+    out = [
+        (
+            f"({NOTE}; lexical matcher; population = scripted test data; {args.sample} conversations read of "
+            f"{args.conversations}; live: {args.sessions} sessions x {args.turns} turns)"
+        ),
+        (
+            "| bot | seed | recall from transcripts | recall live | precision from transcripts | precision live "
+            "| LLM calls from transcripts | LLM calls live |"
+        ),
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
-        _t, _live = row["transcripts"], row["live"]
+        t, live = row["transcripts"], row["live"]
+        out.append(
+            f"| {row['bot']} | {row['seed']} | {t['recall']} | {live['recall']} | {t['precision']} | "
+            f"{live['precision']} | {t['calls']} | {live['calls']} |"
+        )
     t_recall = sum(r["transcripts"]["recall"] or 0 for r in rows) / len(rows)
     l_recall = sum(r["live"]["recall"] or 0 for r in rows) / len(rows)
     t_calls = sum(r["transcripts"]["calls"] for r in rows)
     l_calls = sum(r["live"]["calls"] for r in rows)
+    out.append(
+        f"mean recall {t_recall:.1f} % from transcripts vs {l_recall:.1f} % live; LLM calls {t_calls} vs "
+        f"{l_calls} ({100 * t_calls / max(1, l_calls):.0f} %)"
+    )
+    sys.stdout.write("\n".join(out) + "\n")
     if args.json:
         Path(args.json).write_text(
             json.dumps({"note": NOTE, "rows": rows}, indent=2) + "\n", encoding="utf-8"

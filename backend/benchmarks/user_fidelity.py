@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     for bot, report in result["bots"].items():
         gap = report["overall_gap"]
         markdown += f"\n- {bot}: mean gap {gap['uncalibrated']} → {gap['calibrated']}"
+    sys.stdout.write(markdown + "\n")
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)

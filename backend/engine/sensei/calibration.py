@@ -39,12 +39,15 @@ class Calibration:
 
     @classmethod
     def from_measures(cls, measures: Measures) -> Calibration:
+        # The rates are per message; a first message is never a correction or a change of mind, so the
+        # rate applied to the later ones is higher by the share of messages that are not first.
+        later = max(0.1, 1 - 1 / measures.user_turns) if measures.user_turns else 1.0
         return cls(
             word_counts=tuple(measures.word_counts[:1000]),
             turn_counts=tuple(measures.turn_counts[:1000]),
             ignored_question=measures.ignored_question,
-            correction=measures.correction,
-            change_of_mind=measures.change_of_mind,
+            correction=min(1.0, measures.correction / later),
+            change_of_mind=min(1.0, measures.change_of_mind / later),
             leave_after=round(measures.leave_after) if measures.left_on_fallback else 0,
             questions=tuple(measures.questions[:200]),
             fillers=tuple(measures.fillers),
