@@ -6,7 +6,8 @@ frequent paths and the rarest ones each get a profile, written without an LLM:
 - each question the chatbot asks on that path becomes a variable whose values are what users answered, repeated in
   proportion to how often they answered it (SENSEI's `random()` then draws them with that weight);
 - a masked value (`[EMAIL_1]`, `[PHONE_2]`…) is never used: it becomes a synthetic valid value of the same kind
-  (an example.com address, a reserved-range phone number, a test card that passes Luhn, a valid test IBAN);
+  (an example.com address, a reserved-range phone number, a payment processor's test card that passes Luhn, a
+  published example IBAN with valid check digits);
 - the profile says it was generated from transcripts, with its path's share of the traffic.
 """
 
@@ -28,8 +29,8 @@ PLACEHOLDER = re.compile(r"\[(EMAIL|PHONE|CARD|IBAN|NAME)_(\d+)\]")
 SYNTHETIC: dict[str, Callable[[int], str]] = {
     "EMAIL": lambda n: f"user{n}@example.com",
     "PHONE": lambda n: f"+44 7700 900{n % 1000:03d}",  # Ofcom's range reserved for drama and tests
-    "CARD": lambda n: "4111 1111 1111 1111",  # the classic test Visa number, Luhn-valid, never a real card
-    "IBAN": lambda n: "GB82 WEST 1234 5698 7654 32",  # the published example IBAN (valid check digits)
+    "CARD": lambda n: ("4000 0566 5566 5556", "4242 4242 4242 4242")[n % 2],  # processors' test cards (Luhn)
+    "IBAN": lambda n: ("DE89 3704 0044 0532 0130 00", "FR14 2004 1010 0505 0001 3M02 606")[n % 2],  # examples
     "NAME": lambda n: ("Alex Morgan", "Sam Rivera", "Jo Lindqvist", "Kim Novak")[n % 4],
 }
 MAX_VALUES = 8
@@ -91,7 +92,8 @@ def _path_profile(
             requests[synthetic(users[0].text.strip(), salt)] += 1
         for before, after in zip(conversation.turns, conversation.turns[1:], strict=False):
             if before.role == "bot" and after.role == "user" and before.text.rstrip().endswith("?"):
-                question = before.text.strip().split("\n")[-1]
+                # The chatbot's words may hold a placeholder too ("Thanks [NAME_1]. What e-mail…?").
+                question = synthetic(before.text.strip().split("\n")[-1])
                 if fallback and question.startswith(fallback[:30]):
                     continue
                 answers.setdefault(question, Counter())[synthetic(after.text.strip(), salt)] += 1

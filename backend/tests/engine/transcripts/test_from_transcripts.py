@@ -299,3 +299,77 @@ def test_calibrate_cli_writes_a_personality_the_sensei_run_enforces(imported, tm
     assert not [value for value in PLANTED if value in target.read_text(encoding="utf-8")]
     settings = _calibrated_settings(str(target))
     assert settings.calibration.leave_after == 2 and settings.calibration.turn_counts
+
+
+# -- done-when: every kind of personal data planted, none stored or sent to an LLM -----------------------------
+
+EVERY_KIND = {
+    "email": ["ana.lopez@example.com", "j.smith+promo@mail.co.uk"],
+    "phone": ["+34 612 345 678", "(555) 123-4567"],
+    "card": ["5500-0000-0000-0004", "4111111111111111"],
+    "iban": ["ES9121000418450200051332", "GB82WEST12345698765432"],
+    "name": ["Lucía", "Fernández", "Carla", "Núñez"],
+}
+
+
+def _planted_chats(path: Path) -> Path:
+    lines = []
+    for i in range(40):
+        first, last = (("Lucía", "Fernández"), ("Carla", "Núñez"))[i % 2]
+        turns = [
+            ("bot", "Hello! I can book a table or answer questions. What would you like?"),
+            ("user", f"book a table please, my name is {first} {last}"),
+            ("bot", f"Thanks {first}. What e-mail should we send the confirmation to?"),
+            ("user", EVERY_KIND["email"][i % 2]),
+            ("bot", "What phone number can we call you on?"),
+            ("user", f"call me on {EVERY_KIND['phone'][i % 2]}"),
+            ("bot", "Which card secures the booking?"),
+            ("user", EVERY_KIND["card"][i % 2]),
+            ("bot", "Which IBAN should a refund go to?"),
+            ("user", EVERY_KIND["iban"][i % 2]),
+            ("bot", f"Booked, {first} {last}. See you soon!"),
+        ]
+        if i % 5 == 0:
+            turns = [("user", "when are you open?"), ("bot", "Every day from noon to 11pm.")]
+        lines.append(json.dumps({"id": f"chat-{i}", "turns": [{"role": r, "text": t} for r, t in turns]}, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _leaks(text: str) -> list[str]:
+    folded = text.casefold().replace(" ", "").replace("-", "")
+    return [
+        value
+        for values in EVERY_KIND.values()
+        for value in values
+        if value.casefold().replace(" ", "").replace("-", "") in folded
+    ]
+
+
+def test_every_kind_of_personal_data_planted_is_neither_stored_nor_sent_to_an_llm(tmp_path, capsys):
+    from cli import main
+    from engine.tracer import TracerConfig
+    from engine.tracer.deps import sensei_errors
+    from engine.tracer.traffic_profiles import traffic_profiles
+
+    source = _planted_chats(tmp_path / "chats.jsonl")
+    assert len(_leaks(source.read_text(encoding="utf-8"))) == sum(len(v) for v in EVERY_KIND.values())
+    imported = tmp_path / "imported"
+    import_transcripts(source, imported)
+    seen: list[str] = []
+    out = tmp_path / "model"
+    conversations = read_conversations(imported)
+    with _recording_llm(seen) as llm:
+        built = model_from_transcripts(conversations, llm, config=TracerConfig(output_dir=out), sample=10)
+    assert seen and built.model.functionalities
+    assert _leaks("\n".join(seen)) == []
+    for profile in traffic_profiles(conversations, fallback=None, validate=sensei_errors):
+        assert profile.valid, profile.errors
+        (out / f"{profile.name}.yaml").write_text(profile.yaml, encoding="utf-8")
+        assert "[CARD_" not in profile.yaml and "[IBAN_" not in profile.yaml and "[NAME_" not in profile.yaml
+    assert main(["transcripts", "calibrate", str(imported), "--out", str(tmp_path / "calibrated.yaml")]) == 0
+    capsys.readouterr()
+    stored = [p for p in tmp_path.rglob("*") if p.is_file() and p != source]
+    assert len(stored) > 8
+    for path in stored:
+        assert _leaks(path.read_text(encoding="utf-8", errors="replace")) == [], path
