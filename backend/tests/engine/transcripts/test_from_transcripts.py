@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -331,7 +332,11 @@ def _planted_chats(path: Path) -> Path:
         ]
         if i % 5 == 0:
             turns = [("user", "when are you open?"), ("bot", "Every day from noon to 11pm.")]
-        lines.append(json.dumps({"id": f"chat-{i}", "turns": [{"role": r, "text": t} for r, t in turns]}, ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {"id": f"chat-{i}", "turns": [{"role": r, "text": t} for r, t in turns]}, ensure_ascii=False
+            )
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
