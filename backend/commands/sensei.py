@@ -110,11 +110,28 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     add_coverage_parser(actions)
 
 
-def _calibrated_settings(path: str | None) -> Any:
-    """Simulator settings enforcing a calibrated user's parameters (None: the defaults)."""
-    if not path:
-        return None
+def _personality_calibrations(files: list[Path], profiles: list[Any]) -> dict[str, Any]:
+    """The calibrated users the profiles' personalities carry (a `personalities/*.yaml` with `parameters`)."""
+    from engine.sensei.calibration import calibration_of
+    from engine.sensei.personalities import personality_key
+
+    found: dict[str, Any] = {}
+    for path, profile in zip(files, profiles, strict=False):
+        name = profile.user.personality
+        if name and personality_key(name) not in found:
+            calibration = calibration_of(_project_catalogs(path)[0].resolve(name))
+            if calibration is not None:
+                found[personality_key(name)] = calibration
+    return found
+
+
+def _calibrated_settings(path: str | None, by_personality: dict[str, Any] | None = None) -> Any:
+    """Simulator settings enforcing a calibrated user: the file given for the whole run, else each profile's
+    calibrated personality (None: the defaults)."""
     from engine.sensei import SimulatorSettings
+
+    if not path:
+        return SimulatorSettings(calibrations=by_personality) if by_personality else None
     from engine.sensei.calibration import Calibration
     from engine.yamlguard import load_yaml
 
@@ -291,6 +308,7 @@ def _run(args: argparse.Namespace) -> int:
         invalid |= profile is None
         if profile is not None:
             profiles.append(profile)
+    calibrations = _personality_calibrations(files, profiles)
     if invalid or not profiles:
         sys.stderr.write("parley: fix the profile errors first; nothing was run\n")
         return EXIT_FAILURES if files else EXIT_USAGE
@@ -367,7 +385,7 @@ def _run(args: argparse.Namespace) -> int:
             any_memory=any_values,
             user_model=args.model,  # --model plays the user in every profile (D6); else each profile's llm.model
             replan=repeats.plan,
-            settings=_calibrated_settings(args.calibrated_user),
+            settings=_calibrated_settings(args.calibrated_user, calibrations),
         )
     document = summary.to_json()
     replayed = finish_replay(out, replaying, document)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.sensei.personalities import Personality
+from engine.sensei.personalities import Personality, personality_key
 from engine.transcripts.measures import Measures
 
 CALIBRATED = "calibrated-user"
@@ -125,6 +125,15 @@ class CalibratedUser:
                 message = " ".join([*extra[:cut], *words, *extra[cut:]])
         self.said.append(message)
         return message
+
+
+def calibration_for(
+    given: Calibration | None, by_personality: Mapping[str, Calibration], personality: str | None
+) -> Calibration | None:
+    """The run's calibration if one was given, else the one the profile's personality carries, else None."""
+    if given is not None:
+        return given
+    return by_personality.get(personality_key(personality)) if personality else None
 
 
 def for_conversation(calibration: Calibration | None, seed: int | None, index: int) -> CalibratedUser | None:

@@ -42,8 +42,8 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, NoReturn
 
@@ -53,7 +53,7 @@ from engine.connectors.base import BotReply, Connector
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
 from engine.llm import BudgetExceeded, LLMClient, LLMError, system, user
 from engine.sensei import prompts
-from engine.sensei.calibration import Calibration, for_conversation
+from engine.sensei.calibration import Calibration, calibration_for, for_conversation
 from engine.sensei.closing import chatbot_farewell, match_item, offers_more_help, split_end_mark, user_closing
 from engine.sensei.detection import FallbackDetector, same_answer, same_request
 from engine.sensei.errors import connector_error, error
@@ -90,6 +90,8 @@ class SimulatorSettings:
     extract_max_tokens: int | None = 1200
     # A user calibrated to real users (engine.sensei.calibration), enforced on every conversation; None = off.
     calibration: Calibration | None = None
+    # Per personality name: the calibrated users a project's personalities carry (used when `calibration` is None).
+    calibrations: Mapping[str, Calibration] = field(default_factory=dict)
 
 
 class GoalVerdict(BaseModel):
@@ -249,7 +251,11 @@ class _Conversation:
         self.all_answered = profile.conversation.goal_style.kind == "all_answered"
         change = [s for s in planned.styles if s.name == "change language"]
         self.switch_languages = [lang for s in change for lang in s.languages]
-        self.calibrated = for_conversation(self.settings.calibration, planned.seed, planned.index)
+        self.calibrated = for_conversation(
+            calibration_for(self.settings.calibration, self.settings.calibrations, profile.user.personality),
+            planned.seed,
+            planned.index,
+        )
 
     # -- bookkeeping -------------------------------------------------------------------------------------
 

@@ -378,3 +378,32 @@ def test_every_kind_of_personal_data_planted_is_neither_stored_nor_sent_to_an_ll
     assert len(stored) > 8
     for path in stored:
         assert _leaks(path.read_text(encoding="utf-8", errors="replace")) == [], path
+
+
+def test_a_profile_using_the_calibrated_personality_is_enforced_by_parley_sensei_run(tmp_path, monkeypatch):
+    from cli import main
+    from engine.llm.testing.fake_server import running_fake_server
+    from engine.sensei.simulator import TAG_USER_TURN
+
+    monkeypatch.setenv("PARLEY_EGRESS_ALLOW", "127.0.0.1")
+    (tmp_path / "personalities").mkdir()
+    (tmp_path / "personalities" / "calibrated-user.yaml").write_text(
+        "context: [You write short messages.]\nparameters: {turn_counts: [2], word_counts: [3]}\n"
+    )
+    profile = PIZZA_PROFILE.replace(
+        "  role: You order", "  context: [{personality: calibrated-user}]\n  role: You order"
+    )
+    (tmp_path / "profile.yml").write_text(profile)
+    (tmp_path / "bot.yml").write_text("technology: demo\nbot: pizza\n")
+    script = {TAG_USER_TURN: ["I would like to order a large margherita pizza please"] * 20}
+    with running_fake_server(script) as llm:
+        main([
+            "sensei", "run", str(tmp_path / "profile.yml"), "--connector", str(tmp_path / "bot.yml"),
+            "--provider", "openai-compatible", "--base-url", llm.base_url, "--model", "gpt-4o-mini", "--api-key", "k",
+            "--concurrency", "1", "--seed", "1", "--out", str(tmp_path / "out"),
+        ])  # fmt: skip
+    records = [json.loads(p.read_text()) for p in sorted((tmp_path / "out").rglob("0*.json"))]
+    assert records
+    for record in records:
+        users = [t["text"] for t in record["turns"] if t["role"] == "user"]
+        assert len(users) == 2 and all(len(text.split()) <= 3 for text in users)
