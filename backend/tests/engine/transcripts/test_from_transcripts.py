@@ -407,3 +407,13 @@ def test_a_profile_using_the_calibrated_personality_is_enforced_by_parley_sensei
     for record in records:
         users = [t["text"] for t in record["turns"] if t["role"] == "user"]
         assert len(users) == 2 and all(len(text.split()) <= 3 for text in users)
+
+
+def test_population_cli_writes_test_data_the_import_reads(tmp_path, capsys):
+    from cli import main
+
+    assert main(["bots", "population", "bike", "--count", "40", "--out", str(tmp_path / "chats.jsonl")]) == 0
+    assert "test data" in capsys.readouterr().out
+    summary = import_transcripts(tmp_path / "chats.jsonl", tmp_path / "imported")
+    assert summary.conversations == 40 and summary.errors == 0
+    assert main(["bots", "population", "nope", "--out", str(tmp_path / "x.jsonl")]) == 2
