@@ -313,7 +313,12 @@ async def run_stream(request: HttpRequest, run_id: int) -> HttpResponse:
 def _after(request: HttpRequest) -> int:
     """The last event id the client holds: `?after=`, or Last-Event-ID when the client reconnects by itself."""
     values = (request.GET.get("after"), request.headers.get("Last-Event-ID"))
-    return max((int(value) for value in values if value and value.isdigit() and len(value) < 19), default=0)
+    # ASCII digits only: str.isdigit() also takes "²", which int() refuses (a 500 once). Anything else, or a
+    # number too large for an event id, is no cursor: the stream starts from the beginning.
+    return max(
+        (int(value) for value in values if value and value.isascii() and value.isdigit() and len(value) < 19),
+        default=0,
+    )
 
 
 # --- the runs a visitor may see ------------------------------------------------------------------------------

@@ -14,10 +14,12 @@ from rest_framework.test import APIClient
 
 from accounts.models import LLMKey
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
-from tests.test_streams import open_stream, stream_url  # noqa: F401 - fixtures
+from tests import test_streams
 from workspace.models import Connector, Project
 
 pytestmark = pytest.mark.django_db(transaction=True)
+# The live server and stream opener of tests/test_streams.py, as fixtures of this module too.
+stream_url, open_stream = test_streams.stream_url, test_streams.open_stream
 
 WRITTEN = "http://0x7f.0.0.1:41611/"  # the connector's base URL, as its owner wrote it
 QUOTED = "http://127.0.0.1:41611/conversation/new"  # as the connector's errors name it
@@ -235,7 +237,7 @@ def test_a_visitor_reads_the_failure_without_the_address(world):
     assert (project["connector"], project["llm_key"], project["budget_usd"]) == (None, None, None)
 
 
-def test_the_run_stream_shows_a_visitor_every_event_kind_without_the_address(open_stream, world):  # noqa: F811
+def test_the_run_stream_shows_a_visitor_every_event_kind_without_the_address(open_stream, world):
     run = world["failing"]
     response, stream = open_stream(f"/api/stream/runs/{run.pk}/")
     assert response.status_code == 200
@@ -250,7 +252,7 @@ def test_the_run_stream_shows_a_visitor_every_event_kind_without_the_address(ope
     assert leaks(text) == []
 
 
-def test_the_runs_list_stream_names_runs_and_nothing_else(open_stream, world):  # noqa: F811
+def test_the_runs_list_stream_names_runs_and_nothing_else(open_stream, world):
     _, stream = open_stream("/api/stream/runs/")
     time.sleep(0.3)
     RunEvent.objects.create(run=world["failing"], type=RunEvent.Type.STAGE, data={"stage": QUOTED})
