@@ -8,22 +8,19 @@ views, exports, artefacts, comparisons, coverage, the live streams — asks here
   and budget are blank; and every text and value shown has the chatbot's addresses blanked out — each URL of the
   connector in every form an error quotes (the URL, host:port, the host, the canonical form the egress guard
   connects to, its Unicode and URL-encoded spellings) — and so has the LLM key's base URL (a model server's
-  address), and the connector's secrets should a chatbot have echoed one. Owner-only events (the system log) are
-  the event readers' to leave out; they ask `View.owner`.
+  address). Owner-only events (the system log) are the event readers' to leave out; they ask `View.owner`.
 - A private project and its runs do not exist for anyone else (a 404, as in the lists).
 
 Secrets are never returned to anyone, owners included: the run's own scrubber (runs.secrets, D12) blanks them
-before anything is stored; the visitor's view is a second net, not the first. The LLM key itself is not
-decrypted here (it never is in a web request): what a provider echoed of it was blanked when it was written.
+before anything is stored. They are not decrypted here: secrets are decrypted only in the worker that uses them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -31,9 +28,7 @@ import idna
 from django.db.models import Q
 
 from engine.egress import InvalidAddress, canonical_host
-from engine.redact import MASK, Scrubber
-
-logger = logging.getLogger(__name__)
+from engine.redact import MASK
 
 # The project fields a visitor sees blank: how the project is wired (its connector) and paid for (key, budget).
 PRIVATE_PROJECT_FIELDS = ("connector", "llm_key", "budget_usd")
@@ -107,21 +102,12 @@ def address_forms(value: str) -> set[str]:
     return {form for form in forms if form}
 
 
-def _secrets_of(connector: Any) -> list[str]:
-    try:
-        return list(_strings(connector.reveal_secrets()))
-    except Exception:  # a secret that cannot be read cannot be shown either; the view hides what it knows
-        logger.exception("Could not read the secrets of connector %s", connector.pk)
-        return []
-
-
 @dataclass(frozen=True)
 class View:
     """How one viewer sees one or more projects' data: the owner's (as stored), or a visitor's (blanked)."""
 
     owner: bool
     addresses: frozenset[str] = frozenset()
-    secrets: Scrubber = field(default_factory=Scrubber)
 
     def __post_init__(self) -> None:
         # Longest first, so a URL is blanked whole before its host is; a short host (`bot`) only as a word of
@@ -138,7 +124,6 @@ class View:
         if self.owner:
             return value
         pattern: re.Pattern[str] | None = getattr(self, "_pattern", None)
-        value = self.secrets(value)
         return pattern.sub(MASK, value) if pattern else value
 
     def data(self, value: Any) -> Any:
@@ -159,9 +144,8 @@ OWNER = View(owner=True)
 
 def visitor_view(projects: Iterable[Any]) -> View:
     """A visitor's view of `projects` (objects with `connector` and `llm_key`; None entries are skipped): the
-    addresses of each one's connector and LLM server and its connector's secrets, blanked."""
+    addresses of each one's connector and LLM server, blanked."""
     addresses: set[str] = set()
-    secrets: list[str] = []
     for project in projects:
         if project is None:
             continue
@@ -169,11 +153,10 @@ def visitor_view(projects: Iterable[Any]) -> View:
         if connector is not None:
             for value in _strings(connector.params):
                 addresses |= address_forms(value)
-            secrets += _secrets_of(connector)
         key = getattr(project, "llm_key", None)
         if key is not None and key.base_url:
             addresses |= address_forms(key.base_url)
-    return View(owner=False, addresses=frozenset(addresses), secrets=Scrubber(*secrets))
+    return View(owner=False, addresses=frozenset(addresses))
 
 
 def for_projects(user: Any, *projects: Any) -> View:
