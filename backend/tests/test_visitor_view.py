@@ -267,3 +267,34 @@ def test_the_runs_list_stream_names_runs_and_nothing_else(open_stream, world):
     message = stream.until(lambda m: m.event == "runs", seconds=10)
     assert world["failing"].pk in message.data["runs"]
     assert leaks(str(message.data)) == []
+
+
+@pytest.mark.parametrize(
+    ("base_url", "quoted", "shown"),
+    [
+        (
+            "http://bot:8080",
+            "the chatbot at http://bot:8080/chat said bot",
+            "the chatbot at [redacted]/chat said [redacted]",
+        ),
+        ("http://0177.0.0.3:18090/", "refused 127.0.0.3:18090.", "refused [redacted]."),
+        (
+            "https://xn--bcher-kva.example/api",
+            "HTTP 502 from https://bücher.example/api/x",
+            "HTTP 502 from [redacted]/x",
+        ),
+        (
+            "http://u:pw@bot.internal:5000",
+            "at bot.internal:5000 and BOT.INTERNAL",
+            "at [redacted] and [redacted]",
+        ),
+        ("http://bot.internal:5000", "url=http%3A%2F%2Fbot.internal%3A5000", "url=[redacted]"),
+    ],
+)
+def test_a_visitors_view_blanks_every_spelling_of_the_address_and_only_it(base_url, quoted, shown):
+    from types import SimpleNamespace
+
+    from workspace.visibility import visitor_view
+
+    project = SimpleNamespace(connector=SimpleNamespace(params={"base_url": base_url}), llm_key=None)
+    assert visitor_view([project]).text(quoted) == shown

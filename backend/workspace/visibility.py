@@ -73,6 +73,14 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(inner)
 
 
+def _unicode(host: str) -> str | None:
+    """An IDNA name as httpx shows it, in Unicode (None for any other host)."""
+    if host.startswith("xn--") or ".xn--" in host:
+        with contextlib.suppress(idna.IDNAError, UnicodeError):
+            return str(idna.decode(host))
+    return None
+
+
 def address_forms(value: str) -> set[str]:
     """Every way a message may quote the address in `value` (empty unless it is a URL): as written, without the
     trailing slash, host:port with and without credentials, the host, and the same in the canonical form the
@@ -86,18 +94,15 @@ def address_forms(value: str) -> set[str]:
     if parts.scheme.lower() not in ("http", "https", "ws", "wss") or not parts.hostname:
         return set()
     hostport = parts.netloc.rpartition("@")[2]
-    forms = {written, written.rstrip("/"), parts.netloc, hostport, parts.hostname, hostport.strip("[]")}
-    try:
-        host = canonical_host(parts.hostname)
-    except InvalidAddress:
-        host = None
-    if host:
+    forms = {written, written.rstrip("/"), parts.netloc, hostport, hostport.strip("[]")}
+    hosts = {parts.hostname}
+    with contextlib.suppress(InvalidAddress):
+        hosts.add(canonical_host(parts.hostname))  # as the guard connects to it, and errors quote it
+    hosts |= {name for name in map(_unicode, hosts) if name}
+    for host in hosts:
         shown = f"[{host}]" if ":" in host else host
-        forms |= {host, shown, f"{shown}:{port}" if port else shown}
-        forms |= {f"{parts.scheme}://{shown}" + (f":{port}" if port else "") + parts.path.rstrip("/")}
-        if "xn--" in host:
-            with contextlib.suppress(idna.IDNAError):  # a name httpx would show in Unicode
-                forms.add(idna.decode(host))
+        with_port = f"{shown}:{port}" if port else shown
+        forms |= {host, shown, with_port, f"{parts.scheme}://{with_port}{parts.path.rstrip('/')}"}
     forms |= {quote(form, safe="") for form in list(forms)}
     return {form for form in forms if form}
 
