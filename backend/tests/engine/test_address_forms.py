@@ -168,3 +168,21 @@ def test_the_guard_refuses_every_form_without_asking_dns(form):
     with pytest.raises(EgressDenied) as refused:
         EgressGuard(resolver=no_dns).resolve(form, 80)
     assert "loopback" in refused.value.user_message
+
+
+def test_an_llm_base_url_in_any_form_reaches_the_guard_as_the_address_it_names():
+    from engine.llm.errors import LLMConfigError
+    from engine.llm.providers import ProviderConfig, list_models
+
+    config = ProviderConfig(provider="openai-compatible", base_url="http://0177.0.0.3:11434/v1/")
+    assert config.url == "http://127.0.0.3:11434/v1"  # what httpx can read, and the guard decides on
+
+    def no_dns(host, port):
+        raise AssertionError(f"looked up {host}")
+
+    with pytest.raises(EgressDenied) as refused:
+        list_models("openai-compatible", None, "http://2130706435:11434/v1", EgressGuard(resolver=no_dns))
+    assert "127.0.0.3" in refused.value.user_message
+    with pytest.raises(LLMConfigError) as invalid:
+        ProviderConfig(provider="openai-compatible", base_url="http://1.2.3.4.5/v1").url  # noqa: B018
+    assert "1.2.3.4.5" in invalid.value.user_message
