@@ -185,7 +185,7 @@ describe("WorkflowGraph", () => {
       </MantineProvider>,
     );
 
-    expect(screen.getByText("4 functionalities in 2 categories, 1 joins.", { exact: false })).toBeInTheDocument();
+    expect(screen.getByText("4 functionalities in 2 categories, 1 join.", { exact: false })).toBeInTheDocument();
     expect(screen.getByTestId("graph-group-Ordering")).toHaveTextContent("Ordering");
     expect(screen.getByTestId("graph-group-Checkout")).toHaveTextContent("Checkout");
     expect(within(screen.getByTestId("graph-node-confirm_order")).getByText("join")).toBeInTheDocument();

@@ -44,6 +44,7 @@ import {
 import { toPng, toSvg } from "html-to-image";
 import { type KeyboardEvent, type RefObject, useEffect, useMemo, useRef, useState } from "react";
 import type { GraphNode, WorkflowGraphData } from "../../api/artefacts";
+import { counted } from "../../lib/text";
 import {
   type FunctionalityNodeData,
   type GroupNodeData,
@@ -386,9 +387,11 @@ function WorkflowGraphInner({ data, filename = "workflow", height = 560, marks }
   return (
     <Stack gap="xs">
       <Text size="sm" c="dimmed">
-        {`${String(functionalities)} functionalities in ${String(data.categories.length)} categories, ${String(
-          data.joins.length,
-        )} joins. Drag to pan, scroll to zoom, click a functionality for its details. Keyboard: Tab to a functionality, arrow keys to follow the graph, Enter for its details.`}
+        {`${counted(functionalities, "functionality", "functionalities")} in ${counted(
+          data.categories.length,
+          "category",
+          "categories",
+        )}, ${counted(data.joins.length, "join")}. Drag to pan, scroll to zoom, click a functionality for its details. Keyboard: Tab to a functionality, arrow keys to follow the graph, Enter for its details.`}
       </Text>
       <Group align="flex-start" gap="sm" wrap="wrap">
         <Box
