@@ -206,6 +206,24 @@ describe("WorkflowGraph", () => {
     expect(screen.queryByRole("region", { name: "Functionality details" })).not.toBeInTheDocument();
   });
 
+  it("names each category box for screen readers, without offering to select or delete it", () => {
+    render(
+      <MantineProvider>
+        <WorkflowGraph data={GRAPH} />
+      </MantineProvider>,
+    );
+    for (const category of ["Ordering", "Checkout"]) {
+      const box = screen.getByRole("group", { name: `Category ${category}` });
+      expect(box).toHaveTextContent(category);
+      // A box is not focusable, selectable nor deletable: nothing to describe.
+      expect(box).toHaveAccessibleDescription("");
+    }
+    // A functionality says what its keys do here (nodes are never moved or deleted).
+    expect(screen.getByRole("group", { name: /^Functionality Greet/ })).toHaveAccessibleDescription(
+      "Enter or Space shows its details; the arrow keys follow the graph.",
+    );
+  });
+
   it("can be used from the keyboard: focusable named nodes, arrows along the edges, Enter for details", async () => {
     const user = userEvent.setup();
     render(

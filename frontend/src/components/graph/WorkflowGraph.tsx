@@ -55,6 +55,12 @@ import {
 } from "./layout";
 
 const FIT_VIEW = { padding: 0.12 };
+/** What the keys do on a functionality here: nodes are never selected to be moved or deleted. */
+const NODE_KEYS = "Enter or Space shows its details; the arrow keys follow the graph.";
+const ARIA_LABELS = {
+  "node.a11yDescription.default": NODE_KEYS,
+  "node.a11yDescription.keyboardDisabled": NODE_KEYS,
+};
 const NAVIGATION_KEYS = new Set<string>(["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", "Home", "End"]);
 
 /** The functionality node that has (or contains) the keyboard focus, by its id. */
@@ -423,6 +429,7 @@ function WorkflowGraphInner({ data, filename = "workflow", height = 560, marks }
               setSelectedId(null);
             }}
             proOptions={{ hideAttribution: true }}
+            ariaLabelConfig={ARIA_LABELS}
           >
             <Background />
             <Controls showInteractive={false} />
