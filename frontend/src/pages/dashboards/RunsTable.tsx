@@ -176,7 +176,9 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
       cell: (run) => {
         const s = readSenseiSummary(run);
         if (s.passed !== null && s.failed !== null)
-          return <VerdictCounts passed={s.passed} failed={s.failed} inconclusive={s.inconclusive ?? 0} />;
+          return (
+            <VerdictCounts passed={s.passed} failed={s.failed} inconclusive={s.inconclusive ?? 0} faults={s.faults} />
+          );
         if (s.withErrors === null) return "—";
         return (
           <Text size="sm" c={s.withErrors ? "red" : undefined}>
