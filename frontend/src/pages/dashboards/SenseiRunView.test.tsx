@@ -1,4 +1,4 @@
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
@@ -204,6 +204,11 @@ describe("who is at fault, where users look", () => {
 
     const table = await screen.findByRole("table", { name: "Conversations" });
     await within(table).findByText("Simulated user");
+    // The run's inconclusive figure says who is at fault, in the same words.
+    const inconclusive = (await screen.findByText("Inconclusive (not the chatbot's fault)")).parentElement;
+    await waitFor(() => {
+      expect(inconclusive).toHaveTextContent("At fault: Simulated user 1 · Parley's model 1");
+    });
     expect(within(table).getByRole("columnheader", { name: "At fault" })).toBeInTheDocument();
     const lines = within(table).getAllByRole("row").slice(1);
     expect(lines[0]).not.toHaveTextContent(/Chatbot|Simulated user|Parley's model/);

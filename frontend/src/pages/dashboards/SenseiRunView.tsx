@@ -50,7 +50,14 @@ import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { BaselineActions } from "../compare/BaselineActions";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { Transcript } from "../../components/transcript/Transcript";
-import { FAULT_LABEL, FaultCell, VERDICTS, VerdictCell, VerdictCounts } from "../../components/Verdicts";
+import {
+  FAULT_LABEL,
+  FaultCell,
+  inconclusiveFaults,
+  VERDICTS,
+  VerdictCell,
+  VerdictCounts,
+} from "../../components/Verdicts";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatPercent, formatSeconds } from "./format";
 import { RunHeader } from "./RunHeader";
@@ -409,8 +416,21 @@ function useRefreshWhenFinished(runId: number, active: boolean) {
   }, [active, runId, queryClient]);
 }
 
-/** A verdict count and, below it, why: "inputs not conveyed 3, rate limited 1". */
-function VerdictCount({ count, reasons, color }: { count: number; reasons: [string, number][]; color?: string }) {
+/**
+ * A verdict count and, below it, why: "inputs not conveyed 3, rate limited 1", and who is at fault when the run
+ * says ("At fault: Simulated user 2 · Parley's model 1").
+ */
+function VerdictCount({
+  count,
+  reasons,
+  color,
+  faults = "",
+}: {
+  count: number;
+  reasons: [string, number][];
+  color?: string;
+  faults?: string;
+}) {
   return (
     <Stack gap={0}>
       <Text fw={500} c={count > 0 ? color : undefined}>
@@ -419,6 +439,11 @@ function VerdictCount({ count, reasons, color }: { count: number; reasons: [stri
       {reasons.length > 0 && (
         <Text size="xs" c="dimmed">
           {reasons.map(([name, n]) => `${name.replace(/_/g, " ")} ${String(n)}`).join(", ")}
+        </Text>
+      )}
+      {faults !== "" && (
+        <Text size="xs" c="dimmed">
+          {`At fault: ${faults}`}
         </Text>
       )}
     </Stack>
@@ -456,7 +481,13 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
                 },
                 {
                   label: "Inconclusive (not the chatbot's fault)",
-                  value: <VerdictCount count={verdicts.inconclusive} reasons={verdicts.inconclusiveReasons} />,
+                  value: (
+                    <VerdictCount
+                      count={verdicts.inconclusive}
+                      reasons={verdicts.inconclusiveReasons}
+                      faults={verdicts.faults === null ? "" : inconclusiveFaults(verdicts.faults)}
+                    />
+                  ),
                 },
                 { label: "Simulator slips", value: formatCount(verdicts.simulatorSlips) },
               ]),
