@@ -5,6 +5,7 @@
  */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import { type Fault, readVerdictProof } from "./faults";
 import { useLiveRun } from "./live";
 import { runKeys } from "./run-cache";
 import { isRecord } from "./run-results";
@@ -18,6 +19,8 @@ export interface ConversationFilters {
   hasErrors?: boolean | null;
   errorCode?: number | null;
   verdict?: ConversationVerdict | null;
+  /** Who is at fault (`?fault=`; not in the generated schema yet). */
+  fault?: Fault | null;
 }
 
 export type ConversationVerdict = ConversationRow["verdict"];
@@ -35,11 +38,13 @@ export function getConversationsPage(runId: number, filters: ConversationFilters
     has_errors?: boolean;
     error_code?: number;
     verdict?: ConversationVerdict;
+    fault?: Fault;
   } = { page: filters.page };
   if (filters.profile) query.profile = filters.profile;
   if (filters.hasErrors !== undefined && filters.hasErrors !== null) query.has_errors = filters.hasErrors;
   if (filters.errorCode !== undefined && filters.errorCode !== null) query.error_code = filters.errorCode;
   if (filters.verdict) query.verdict = filters.verdict;
+  if (filters.fault) query.fault = filters.fault;
   return unwrap(api.GET("/api/runs/{id}/conversations/", { params: { path: { id: runId }, query }, signal }));
 }
 
@@ -107,6 +112,10 @@ export interface ConversationRecordView {
   id: string;
   verdict: Verdict | null;
   verdictReason: string;
+  /** Who is at fault for a failed or inconclusive verdict; null when it passed or for older records. */
+  fault: Fault | null;
+  /** The chatbot turn that shows the fault (0-based index into `turns`). */
+  evidenceTurn: number | null;
   evidence: Map<string, OutputEvidenceView>;
   profile: string;
   language: string;
@@ -144,8 +153,10 @@ function readVerdict(value: unknown): Verdict | null {
   return value === "passed" || value === "failed" || value === "inconclusive" ? value : null;
 }
 
-export function readConversationRecord(record: unknown): ConversationRecordView {
+/** A stored record; `row`, the API's conversation row, carries who is at fault when the record does not. */
+export function readConversationRecord(record: unknown, row?: unknown): ConversationRecordView {
   const data = isRecord(record) ? record : {};
+  const proof = readVerdictProof(row, data);
   const usage = isRecord(data.usage) ? data.usage : {};
   const evidence = new Map<string, OutputEvidenceView>();
   for (const [name, item] of entries(data.evidence)) {
@@ -155,6 +166,8 @@ export function readConversationRecord(record: unknown): ConversationRecordView 
     id: str(data.id),
     verdict: readVerdict(data.verdict),
     verdictReason: str(data.verdict_reason),
+    fault: proof.fault,
+    evidenceTurn: proof.evidenceTurn,
     evidence,
     profile: str(data.profile),
     language: str(data.language),

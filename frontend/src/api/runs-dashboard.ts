@@ -9,6 +9,7 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { isBlob, saveBlob } from "../lib/save-blob";
 import { api, settle, unwrap, unwrapEmpty } from "./client";
 import { toApiError } from "./errors";
+import { type Fault, readFaultCounts } from "./faults";
 import { collectPages } from "./pagination";
 import { useLiveRun, useLiveRunLists } from "./live";
 import { isRecord } from "./run-results";
@@ -158,6 +159,8 @@ export interface SenseiSummary {
   passed: number | null;
   failed: number | null;
   inconclusive: number | null;
+  /** Who is at fault, with counts (`faults`); null for runs stored before verdicts with proof. */
+  faults: [Fault, number][] | null;
   /** Share of conclusive conversations that passed (0…1) — inconclusive ones left out; for runs before
    * verdicts, the share without errors. Null before any finished. */
   passRate: number | null;
@@ -184,6 +187,7 @@ export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSu
     passed,
     failed,
     inconclusive: num(result.inconclusive),
+    faults: readFaultCounts(result.faults),
     passRate:
       passed !== null && failed !== null ? (passed + failed > 0 ? passed / (passed + failed) : null) : legacyRate,
     warnings: readWarnings(result),
@@ -277,6 +281,8 @@ export interface VerdictStats {
   inconclusive: number;
   failedReasons: [string, number][];
   inconclusiveReasons: [string, number][];
+  /** Who is at fault, with counts; null for runs stored before verdicts with proof. */
+  faults: [Fault, number][] | null;
   simulatorSlips: number;
 }
 
@@ -309,6 +315,7 @@ export function readRunStats(body: unknown): RunStats {
             inconclusive: num(data.inconclusive) ?? 0,
             failedReasons: reasons(data.failed_reasons),
             inconclusiveReasons: reasons(data.inconclusive_reasons),
+            faults: readFaultCounts(data.faults),
             simulatorSlips: num(data.simulator_slips) ?? 0,
           },
     errorsByCode: list(data.errors_by_code).map((row) => ({

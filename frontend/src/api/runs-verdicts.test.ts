@@ -22,11 +22,26 @@ describe("SENSEI verdicts in the dashboards", () => {
         ["inputs_not_conveyed", 2],
         ["rate_limited", 1],
       ],
+      // Stats stored before verdicts with proof do not say who is at fault.
+      faults: null,
       simulatorSlips: 7,
     });
     // The pass rate leaves inconclusive conversations out: 1 passed of 2 conclusive.
     const run = { params: {}, result: { conversations: 5, with_errors: 4, passed: 1, failed: 1, inconclusive: 3 } };
     expect(readSenseiSummary(run).passRate).toBe(0.5);
+  });
+
+  it("reads who is at fault, in the stats and in the run's result", () => {
+    const faults = { chatbot: 1, parley_llm: 2, simulated_user: 1 };
+    const expected = [
+      ["chatbot", 1],
+      ["simulated_user", 1],
+      ["parley_llm", 2],
+    ];
+    expect(readRunStats({ passed: 0, failed: 1, inconclusive: 3, faults }).verdicts?.faults).toEqual(expected);
+    expect(readSenseiSummary({ params: {}, result: { passed: 0, failed: 1, inconclusive: 3, faults } }).faults).toEqual(
+      expected,
+    );
   });
 
   it("reads runs stored before verdicts as before", () => {

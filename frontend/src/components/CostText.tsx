@@ -4,6 +4,7 @@
  */
 import { Text, type TextProps, Tooltip } from "@mantine/core";
 import { formatUsd } from "../lib/money";
+import { counted } from "../lib/text";
 
 interface CostTextProps extends TextProps {
   usd: number | null | undefined;
@@ -14,7 +15,7 @@ interface CostTextProps extends TextProps {
 }
 
 function calls(count: number | true): string {
-  return count === true ? "Some LLM calls" : count === 1 ? "1 LLM call" : `${String(count)} LLM calls`;
+  return count === true ? "Some LLM calls" : counted(count, "LLM call");
 }
 
 /** What a cost reads as, and why, for places that need plain text (tables, tests). */

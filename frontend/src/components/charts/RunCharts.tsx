@@ -8,6 +8,7 @@ import { BarChart, LineChart } from "@mantine/charts";
 import { Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
 import type { ErrorCount, Histogram, ProfileStats, ResponseTimes } from "../../api/runs-dashboard";
+import { counted } from "../../lib/text";
 import { describeCost } from "../CostText";
 
 const CHART_HEIGHT = 220;
@@ -128,7 +129,7 @@ export function ResponseTimeChart({ times }: { times: ResponseTimes }) {
       summary={
         times.count === 0
           ? "No replies timed yet."
-          : `${String(times.count)} replies: median ${fmt(times.median)}, mean ${fmt(times.mean)}, p90 ${fmt(
+          : `${counted(times.count, "reply", "replies")}: median ${fmt(times.median)}, mean ${fmt(times.mean)}, p90 ${fmt(
               times.p90,
             )}, max ${fmt(times.max)}.`
       }
@@ -168,7 +169,7 @@ export function CostPerProfileChart({
       summary={
         profiles.length === 0
           ? "No conversations yet."
-          : `${cost.text === "not priced" ? "Not priced" : cost.text} in total over ${String(profiles.length)} profiles.${
+          : `${cost.text === "not priced" ? "Not priced" : cost.text} in total over ${counted(profiles.length, "profile")}.${
               cost.note ? ` ${cost.note}` : ""
             }`
       }
@@ -206,7 +207,7 @@ export function PassRateChart({ points, title = "Pass rate over time" }: { point
       summary={
         last === undefined
           ? "No finished runs yet."
-          : `${String(points.length)} runs; the latest passed ${last.rate.toFixed(0)}%.`
+          : `${counted(points.length, "run")}; the latest passed ${last.rate.toFixed(0)}%.`
       }
     >
       {points.length === 0 ? (

@@ -185,7 +185,7 @@ describe("WorkflowGraph", () => {
       </MantineProvider>,
     );
 
-    expect(screen.getByText("4 functionalities in 2 categories, 1 joins.", { exact: false })).toBeInTheDocument();
+    expect(screen.getByText("4 functionalities in 2 categories, 1 join.", { exact: false })).toBeInTheDocument();
     expect(screen.getByTestId("graph-group-Ordering")).toHaveTextContent("Ordering");
     expect(screen.getByTestId("graph-group-Checkout")).toHaveTextContent("Checkout");
     expect(within(screen.getByTestId("graph-node-confirm_order")).getByText("join")).toBeInTheDocument();
@@ -204,6 +204,24 @@ describe("WorkflowGraph", () => {
 
     fireEvent.click(within(details).getByRole("button", { name: "Close details" }));
     expect(screen.queryByRole("region", { name: "Functionality details" })).not.toBeInTheDocument();
+  });
+
+  it("names each category box for screen readers, without offering to select or delete it", () => {
+    render(
+      <MantineProvider>
+        <WorkflowGraph data={GRAPH} />
+      </MantineProvider>,
+    );
+    for (const category of ["Ordering", "Checkout"]) {
+      const box = screen.getByRole("group", { name: `Category ${category}` });
+      expect(box).toHaveTextContent(category);
+      // A box is not focusable, selectable nor deletable: nothing to describe.
+      expect(box).toHaveAccessibleDescription("");
+    }
+    // A functionality says what its keys do here (nodes are never moved or deleted).
+    expect(screen.getByRole("group", { name: /^Functionality Greet/ })).toHaveAccessibleDescription(
+      "Enter or Space shows its details; the arrow keys follow the graph.",
+    );
   });
 
   it("can be used from the keyboard: focusable named nodes, arrows along the edges, Enter for details", async () => {

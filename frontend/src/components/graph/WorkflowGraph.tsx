@@ -44,6 +44,7 @@ import {
 import { toPng, toSvg } from "html-to-image";
 import { type KeyboardEvent, type RefObject, useEffect, useMemo, useRef, useState } from "react";
 import type { GraphNode, WorkflowGraphData } from "../../api/artefacts";
+import { counted } from "../../lib/text";
 import {
   type FunctionalityNodeData,
   type GroupNodeData,
@@ -54,6 +55,12 @@ import {
 } from "./layout";
 
 const FIT_VIEW = { padding: 0.12 };
+/** What the keys do on a functionality here: nodes are never selected to be moved or deleted. */
+const NODE_KEYS = "Enter or Space shows its details; the arrow keys follow the graph.";
+const ARIA_LABELS = {
+  "node.a11yDescription.default": NODE_KEYS,
+  "node.a11yDescription.keyboardDisabled": NODE_KEYS,
+};
 const NAVIGATION_KEYS = new Set<string>(["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", "Home", "End"]);
 
 /** The functionality node that has (or contains) the keyboard focus, by its id. */
@@ -386,9 +393,11 @@ function WorkflowGraphInner({ data, filename = "workflow", height = 560, marks }
   return (
     <Stack gap="xs">
       <Text size="sm" c="dimmed">
-        {`${String(functionalities)} functionalities in ${String(data.categories.length)} categories, ${String(
-          data.joins.length,
-        )} joins. Drag to pan, scroll to zoom, click a functionality for its details. Keyboard: Tab to a functionality, arrow keys to follow the graph, Enter for its details.`}
+        {`${counted(functionalities, "functionality", "functionalities")} in ${counted(
+          data.categories.length,
+          "category",
+          "categories",
+        )}, ${counted(data.joins.length, "join")}. Drag to pan, scroll to zoom, click a functionality for its details. Keyboard: Tab to a functionality, arrow keys to follow the graph, Enter for its details.`}
       </Text>
       <Group align="flex-start" gap="sm" wrap="wrap">
         <Box
@@ -420,6 +429,7 @@ function WorkflowGraphInner({ data, filename = "workflow", height = 560, marks }
               setSelectedId(null);
             }}
             proOptions={{ hideAttribution: true }}
+            ariaLabelConfig={ARIA_LABELS}
           >
             <Background />
             <Controls showInteractive={false} />

@@ -121,8 +121,10 @@ export function layoutWorkflow(data: WorkflowGraphData): WorkflowLayout {
       selectable: false,
       draggable: false,
       focusable: false,
+      // Named for screen readers; React Flow's description (select, move, delete) does not apply to a box.
       ariaRole: "group" as const,
       ariaLabel: `Category ${category}`,
+      domAttributes: { "aria-describedby": undefined },
       zIndex: -1,
     }));
 

@@ -121,7 +121,9 @@ function renderReply(text: string) {
 describe("Markdown in chatbot replies", () => {
   it("renders the formatting and http(s) links, and never HTML, scripts, other schemes or remote images", () => {
     const { container } = renderReply(MARKDOWN_REPLY);
-    const bot = within(screen.getByRole("list", { name: "Transcript" })).getByRole("listitem", { name: "Chatbot" });
+    const bot = within(screen.getByRole("list", { name: "Transcript" })).getByRole("listitem", {
+      name: /^Chatbot, turn/,
+    });
 
     expect(within(bot).getByText("large").tagName).toBe("STRONG");
     expect(within(bot).getByText("ready").tagName).toBe("EM");
@@ -146,7 +148,7 @@ describe("Markdown in chatbot replies", () => {
 
     // The simulated user's message is shown as written.
     const user = within(screen.getByRole("list", { name: "Transcript" })).getByRole("listitem", {
-      name: "Simulated user",
+      name: /^Simulated user, turn/,
     });
     expect(user).toHaveTextContent("Is it **ready**?");
   });
@@ -154,7 +156,9 @@ describe("Markdown in chatbot replies", () => {
   it("shows exactly what was received with the raw toggle", async () => {
     renderReply(MARKDOWN_REPLY);
     await userEvent.click(screen.getByRole("radio", { name: "Raw text" }));
-    const bot = within(screen.getByRole("list", { name: "Transcript" })).getByRole("listitem", { name: "Chatbot" });
+    const bot = within(screen.getByRole("list", { name: "Transcript" })).getByRole("listitem", {
+      name: /^Chatbot, turn/,
+    });
     expect(within(bot).getByTestId("turn-text").textContent).toBe(MARKDOWN_REPLY);
     expect(within(bot).queryByRole("link")).toBeNull();
     expect(bot.querySelector("strong")).toBeNull();

@@ -8,6 +8,7 @@
  * URL — `javascript:`, `data:` and the like are shown as plain text.
  */
 import {
+  Anchor,
   Badge,
   Box,
   Button,
@@ -21,7 +22,7 @@ import {
   Title,
   Tooltip,
 } from "@mantine/core";
-import { useState } from "react";
+import { useId, useState } from "react";
 import {
   type ConversationRecordView,
   errorName,
@@ -31,6 +32,7 @@ import {
   type TranscriptTurn,
 } from "../../api/conversations";
 import { SafeMarkdown } from "../SafeMarkdown";
+import { FaultBadge, turnLabel } from "../Verdicts";
 
 /** The URL if it is an absolute http(s) URL, else null. */
 export function safeLinkUrl(url: string): string | null {
@@ -70,26 +72,50 @@ function BotButton({ button }: { button: TranscriptButton }) {
   );
 }
 
-function Bubble({ turn, errors, raw }: { turn: TranscriptTurn; errors: string[]; raw: boolean }) {
+interface BubbleProps {
+  turn: TranscriptTurn;
+  index: number;
+  errors: string[];
+  raw: boolean;
+  /** This turn is the evidence of the verdict: outlined, named so, and the target of the verdict's link. */
+  evidence: boolean;
+  id?: string;
+}
+
+function Bubble({ turn, index, errors, raw, evidence, id }: BubbleProps) {
   const user = turn.role === "user";
+  const outlined = evidence || errors.length > 0;
   return (
     <Box
       component="li"
       style={{ display: "flex", justifyContent: user ? "flex-end" : "flex-start", listStyle: "none" }}
-      aria-label={user ? "Simulated user" : "Chatbot"}
+      aria-label={`${user ? "Simulated user" : "Chatbot"}, ${turnLabel(index)}${evidence ? ", the evidence" : ""}`}
     >
       <Paper
+        id={id}
+        tabIndex={evidence ? -1 : undefined}
+        data-testid="turn-bubble"
         p="xs"
         radius="md"
         maw="80%"
         bg={user ? "var(--mantine-color-blue-light)" : "var(--mantine-color-default-hover)"}
-        withBorder={errors.length > 0}
-        style={errors.length > 0 ? { borderColor: "var(--mantine-color-red-6)" } : undefined}
+        withBorder={outlined}
+        style={
+          outlined ? { borderColor: "var(--mantine-color-red-6)", borderWidth: evidence ? 2 : undefined } : undefined
+        }
       >
         <Group gap={6} mb={2}>
           <Text size="xs" fw={700} c={user ? "blue" : "dimmed"}>
             {user ? "User" : "Chatbot"}
           </Text>
+          <Text size="xs" c="dimmed">
+            {turnLabel(index)}
+          </Text>
+          {evidence && (
+            <Badge size="xs" color="red" variant="light" tt="none">
+              Evidence
+            </Badge>
+          )}
           {turn.latencySeconds !== null && (
             <Text size="xs" c="dimmed">
               {`${turn.latencySeconds.toFixed(2)} s`}
@@ -122,15 +148,26 @@ function Bubble({ turn, errors, raw }: { turn: TranscriptTurn; errors: string[];
   );
 }
 
+/** The element id of a turn's bubble, for links to it ("turn 4" in the verdict). */
+function turnId(prefix: string, index: number): string {
+  return `${prefix}-turn-${String(index)}`;
+}
+
 /** Chat bubbles for a list of turns (also TRACER's exploration sessions). */
 export function ChatTurns({
   turns,
   errorsByTurn,
   label,
+  evidenceTurn = null,
+  idPrefix,
 }: {
   turns: TranscriptTurn[];
   errorsByTurn?: Map<number, string[]>;
   label: string;
+  /** The turn that shows the verdict's fault (0-based), highlighted. */
+  evidenceTurn?: number | null;
+  /** Gives the evidence bubble an id (`turnId`), so that a link can lead to it. */
+  idPrefix?: string;
 }) {
   const [view, setView] = useState<"formatted" | "raw">("formatted");
   return (
@@ -150,7 +187,15 @@ export function ChatTurns({
       />
       <Stack component="ol" gap={6} m={0} p={0} aria-label={label}>
         {turns.map((turn, index) => (
-          <Bubble key={index} turn={turn} errors={errorsByTurn?.get(index) ?? []} raw={view === "raw"} />
+          <Bubble
+            key={index}
+            turn={turn}
+            index={index}
+            errors={errorsByTurn?.get(index) ?? []}
+            raw={view === "raw"}
+            evidence={index === evidenceTurn}
+            id={idPrefix !== undefined && index === evidenceTurn ? turnId(idPrefix, index) : undefined}
+          />
         ))}
       </Stack>
     </Stack>
@@ -202,7 +247,7 @@ function OutputTable({ rows, evidence }: { rows: [string, unknown][]; evidence: 
           {rows.map(([name, value]) => {
             const proof = evidence.get(name);
             const said = proof?.quote
-              ? `“${proof.quote}”${proof.turn !== null ? ` (turn ${String(proof.turn + 1)})` : ""}`
+              ? `“${proof.quote}”${proof.turn !== null ? ` (${turnLabel(proof.turn)})` : ""}`
               : "";
             return (
               <Table.Tr key={name}>
@@ -227,7 +272,36 @@ function OutputTable({ rows, evidence }: { rows: [string, unknown][]; evidence: 
 
 const VERDICT_COLORS = { passed: "green", failed: "red", inconclusive: "gray" } as const;
 
+/** Who is at fault for the verdict and, when a chatbot turn shows it, a link that moves to that turn. */
+function FaultLine({ record, idPrefix }: { record: ConversationRecordView; idPrefix: string }) {
+  if (record.fault === null) return null;
+  const turn = record.evidenceTurn !== null && record.evidenceTurn < record.turns.length ? record.evidenceTurn : null;
+  return (
+    <Group gap={6} align="baseline">
+      <Text size="sm" span>
+        {"At fault: "}
+      </Text>
+      <FaultBadge fault={record.fault} />
+      {turn !== null && (
+        <Text size="sm" span>
+          {"shown in "}
+          <Anchor
+            href={`#${turnId(idPrefix, turn)}`}
+            onClick={(event) => {
+              event.preventDefault();
+              document.getElementById(turnId(idPrefix, turn))?.focus();
+            }}
+          >
+            {turnLabel(turn)}
+          </Anchor>
+        </Text>
+      )}
+    </Group>
+  );
+}
+
 export function Transcript({ record }: { record: ConversationRecordView }) {
+  const idPrefix = useId();
   const errorsByTurn = new Map<number, string[]>();
   for (const error of record.errors) {
     if (error.turn === null) continue;
@@ -237,14 +311,17 @@ export function Transcript({ record }: { record: ConversationRecordView }) {
   return (
     <Stack gap="md">
       {record.verdict !== null && (
-        <Group gap={6} wrap="nowrap" align="baseline" role="region" aria-label="Verdict">
-          <Badge color={VERDICT_COLORS[record.verdict]} style={{ flexShrink: 0 }}>
-            {record.verdict}
-          </Badge>
-          <Text size="sm" style={{ overflowWrap: "anywhere" }}>
-            {record.verdictReason}
-          </Text>
-        </Group>
+        <Stack gap={4} role="region" aria-label="Verdict">
+          <Group gap={6} wrap="nowrap" align="baseline">
+            <Badge color={VERDICT_COLORS[record.verdict]} style={{ flexShrink: 0 }}>
+              {record.verdict}
+            </Badge>
+            <Text size="sm" style={{ overflowWrap: "anywhere" }}>
+              {record.verdictReason}
+            </Text>
+          </Group>
+          <FaultLine record={record} idPrefix={idPrefix} />
+        </Stack>
       )}
       {record.errors.length > 0 && (
         <Stack gap={4} role="region" aria-label="Errors">
@@ -258,7 +335,7 @@ export function Transcript({ record }: { record: ConversationRecordView }) {
               </Badge>
               <Text size="sm" style={{ overflowWrap: "anywhere" }}>
                 {error.message}
-                {error.turn !== null ? ` (turn ${String(error.turn + 1)})` : ""}
+                {error.turn !== null ? ` (${turnLabel(error.turn)})` : ""}
               </Text>
             </Group>
           ))}
@@ -279,7 +356,13 @@ export function Transcript({ record }: { record: ConversationRecordView }) {
             No messages were exchanged.
           </Text>
         ) : (
-          <ChatTurns turns={record.turns} errorsByTurn={errorsByTurn} label="Transcript" />
+          <ChatTurns
+            turns={record.turns}
+            errorsByTurn={errorsByTurn}
+            label="Transcript"
+            evidenceTurn={record.fault === null ? null : record.evidenceTurn}
+            idPrefix={idPrefix}
+          />
         )}
       </Stack>
 

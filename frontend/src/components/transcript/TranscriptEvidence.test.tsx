@@ -1,5 +1,6 @@
 import { MantineProvider } from "@mantine/core";
 import { render, screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { readConversationRecord } from "../../api/conversations";
 import { Transcript } from "./Transcript";
@@ -40,5 +41,64 @@ describe("Transcript: verdict and evidence", () => {
     expect(within(outputs).getByText("— (no evidence)")).toBeInTheDocument();
     expect(within(outputs).getByText("“It starts at 35$.” (turn 6)")).toBeInTheDocument();
     expect(document.querySelector("script")).toBeNull();
+  });
+});
+
+// A failed conversation as the API serves it since verdicts with proof: who is at fault and the chatbot turn.
+const TURNS = [
+  { role: "user", text: "A small margherita, please.", buttons: [] },
+  { role: "bot", text: "Which size?", buttons: [] },
+  { role: "user", text: "Small.", buttons: [] },
+  { role: "bot", text: "Error: size not understood.", buttons: [] },
+];
+
+function renderRecord(record: Record<string, unknown>, row?: Record<string, unknown>) {
+  return render(
+    <MantineProvider>
+      <Transcript record={readConversationRecord({ id: "x", profile: "order_pizza", turns: TURNS, ...record }, row)} />
+    </MantineProvider>,
+  );
+}
+
+describe("Transcript: who is at fault", () => {
+  it("says the chatbot is at fault and links to its turn, highlighted in the transcript", async () => {
+    renderRecord(
+      { verdict: "failed", verdict_reason: "ignored_input: the chatbot ignored the size the user gave" },
+      { fault: "chatbot", evidence_turn: 3 },
+    );
+    const verdict = screen.getByRole("region", { name: "Verdict" });
+    expect(verdict).toHaveTextContent("At fault: Chatbot");
+    const link = within(verdict).getByRole("link", { name: "turn 4" });
+
+    // The same number as the transcript shows, on the chatbot's message that proves it.
+    const transcript = screen.getByRole("list", { name: "Transcript" });
+    const evidence = within(transcript).getByRole("listitem", { name: "Chatbot, turn 4, the evidence" });
+    expect(evidence).toHaveTextContent("Error: size not understood.");
+    expect(evidence).toHaveTextContent("turn 4");
+    expect(within(transcript).getAllByRole("listitem", { name: /evidence/ })).toHaveLength(1);
+
+    await userEvent.click(link);
+    expect(within(evidence).getByTestId("turn-bubble")).toHaveFocus();
+  });
+
+  it("names who else is at fault for an inconclusive conversation, in plain words", () => {
+    renderRecord(
+      { verdict: "inconclusive", verdict_reason: "user_left_role: the simulated user answered as the bot" },
+      { fault: "simulated_user", evidence_turn: null },
+    );
+    const verdict = screen.getByRole("region", { name: "Verdict" });
+    expect(verdict).toHaveTextContent("At fault: Simulated user");
+    expect(within(verdict).queryByRole("link")).toBeNull();
+  });
+
+  it("reads the fields from the stored record when the row does not carry them", () => {
+    renderRecord({ verdict: "inconclusive", verdict_reason: "extraction_unreadable", fault: "parley_llm" }, { id: 4 });
+    expect(screen.getByRole("region", { name: "Verdict" })).toHaveTextContent("At fault: Parley's model");
+  });
+
+  it("shows no fault for conversations stored before verdicts with proof", () => {
+    renderRecord({ verdict: "failed", verdict_reason: "goal_not_completed: no price" }, { id: 4 });
+    expect(screen.getByRole("region", { name: "Verdict" })).not.toHaveTextContent("At fault");
+    expect(screen.queryByRole("listitem", { name: /evidence/ })).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 /** The server's validation problems under an editor: each one a line, its position a button that jumps there. */
 import { Badge, Group, List, Paper, Stack, Text, UnstyledButton } from "@mantine/core";
 import type { ValidationProblem } from "../../api/problems";
+import { counted } from "../../lib/text";
 
 interface ProblemListProps {
   id?: string;
@@ -28,10 +29,7 @@ export function ProblemList({ id, problems, onGoTo, validMessage }: ProblemListP
   }
   const errors = problems.filter((p) => p.severity === "error").length;
   const warnings = problems.length - errors;
-  const summary = [
-    errors > 0 ? `${String(errors)} error${errors === 1 ? "" : "s"}` : "",
-    warnings > 0 ? `${String(warnings)} warning${warnings === 1 ? "" : "s"}` : "",
-  ]
+  const summary = [errors > 0 ? counted(errors, "error") : "", warnings > 0 ? counted(warnings, "warning") : ""]
     .filter(Boolean)
     .join(", ");
 

@@ -13,8 +13,9 @@ import {
   COVERAGE_DIMENSIONS,
   type CoverageDimension,
 } from "../../api/runs-bench";
+import { counted } from "../../lib/text";
 import { formatCost, formatCount, formatPoints, formatSeconds } from "../dashboards/format";
-import { counted, formatFraction, formatTokens, PHASE_LABEL, REASON_HELP } from "./bench-text";
+import { formatFraction, formatTokens, PHASE_LABEL, REASON_HELP } from "./bench-text";
 import { KillsPerOperatorChart } from "./KillsPerOperatorChart";
 
 const DIMENSION_LABEL: Record<CoverageDimension, string> = {
@@ -109,7 +110,7 @@ export function Headline({ data }: { data: BenchData }) {
       <Figure
         label="TRACER precision"
         value={formatPoints(data.overall.precision)}
-        hint={`of ${String(functionalities)} functionalities found${approximation}`}
+        hint={`of ${counted(functionalities, "functionality", "functionalities")} found${approximation}`}
       />
       <Figure
         label="TRACER recall"
@@ -119,7 +120,7 @@ export function Headline({ data }: { data: BenchData }) {
       <Figure
         label="False alarms"
         value={formatPoints(falseAlarms.rate)}
-        hint={`${formatCount(falseAlarms.falseAlarms)} of ${formatCount(falseAlarms.conversations)} conversations on the original; automatic only ${formatPoints(falseAlarms.rateAutomatic)}`}
+        hint={`${formatCount(falseAlarms.falseAlarms)} of ${counted(falseAlarms.conversations, "conversation")} on the original; automatic only ${formatPoints(falseAlarms.rateAutomatic)}`}
       />
       <Figure label="LLM calls" value={formatCount(usage.calls)} />
       <Figure
@@ -130,7 +131,7 @@ export function Headline({ data }: { data: BenchData }) {
       <Figure
         label="Cost"
         value={formatCost(usage.costUsd)}
-        hint={usage.unpricedCalls ? `${String(usage.unpricedCalls)} calls unpriced` : undefined}
+        hint={usage.unpricedCalls ? `${counted(usage.unpricedCalls, "call")} unpriced` : undefined}
       />
       <Figure label="Wall time" value={formatSeconds(data.wallSeconds)} />
     </SimpleGrid>
@@ -214,8 +215,8 @@ export function CoverageTable({ bot }: { bot: BenchBot }) {
       </Table>
       <Text size="xs" c="dimmed">
         {[
-          `Ground truth of ${bot.name}: ${formatCount(s.modules)} modules, ${formatCount(s.inputs)} inputs,`,
-          `${formatCount(s.values)} values, ${formatCount(s.questions)} FAQ questions.`,
+          `Ground truth of ${bot.name}: ${counted(s.modules, "module")}, ${counted(s.inputs, "input")},`,
+          `${counted(s.values, "value")}, ${counted(s.questions, "FAQ question")}.`,
           `SENSEI ran ${counted(bot.sensei.repeats, "time")} on the original,`,
           `${counted(bot.sensei.conversationsPerRun, "conversation")} each.`,
         ].join(" ")}
@@ -335,7 +336,7 @@ export function TracerFindings({ bot }: { bot: BenchBot }) {
     <Stack gap="xs">
       <Text size="sm">
         {[
-          `TRACER found ${formatCount(t.functionalities)} functionalities:`,
+          `TRACER found ${counted(t.functionalities, "functionality", "functionalities")}:`,
           `precision ${formatPoints(t.precision)}`,
           `(${formatCount(t.truePositives)} real, ${formatCount(t.falsePositives)} not real or duplicates),`,
           `recall ${formatPoints(t.recall)}`,

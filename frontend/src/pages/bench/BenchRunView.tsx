@@ -9,6 +9,7 @@ import { useRunEvents } from "../../api/project-runs";
 import { isRunActive, type Run } from "../../api/runs";
 import { type BenchData, readBench, readBenchSummary, readMutantEvents } from "../../api/runs-bench";
 import { ErrorState, LoadingState } from "../../components/StateViews";
+import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
 import { formatCount, formatPoints } from "../dashboards/format";
 import { isMissingArtefact, ReportTab } from "../dashboards/ReportTab";
@@ -25,7 +26,6 @@ import {
   TracerFindings,
   UsagePerPhase,
 } from "./BenchFigures";
-import { counted } from "./bench-text";
 import { MutantStatusBadge, MutantsSection } from "./MutantsSection";
 
 /** The mutant outcomes reported so far (one `progress` event each). */

@@ -3,7 +3,7 @@ import "@mantine/charts/styles.css";
 import { BarChart } from "@mantine/charts";
 import { Paper, Stack, Text, Title } from "@mantine/core";
 import type { OperatorKills } from "../../api/runs-bench";
-import { counted } from "./bench-text";
+import { counted } from "../../lib/text";
 
 export function KillsPerOperatorChart({ rows }: { rows: OperatorKills[] }) {
   const scored = rows.filter((row) => row.killed + row.live + row.inconclusive > 0);

@@ -43,8 +43,3 @@ export function formatTokens(prompt: number | null, completion: number | null): 
 export function formatFraction(value: [number, number] | null): string {
   return value === null ? "" : `${String(value[0])}/${String(value[1])}`;
 }
-
-/** `1 session`, `3 sessions`, `— sessions` (unknown). */
-export function counted(n: number | null, one: string, many = `${one}s`): string {
-  return n === null ? `— ${many}` : `${String(n)} ${n === 1 ? one : many}`;
-}

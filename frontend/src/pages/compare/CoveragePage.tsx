@@ -19,6 +19,7 @@ import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { paths } from "../../lib/paths";
+import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
 
 function positiveInt(value: string | null | undefined): number | null {
@@ -188,7 +189,7 @@ function Unreached({
                   );
                 }}
               >
-                {`Draft profiles for ${String(chosen.length)} functionalit${chosen.length === 1 ? "y" : "ies"}`}
+                {`Draft profiles for ${counted(chosen.length, "functionality", "functionalities")}`}
               </Button>
               <Text size="xs" c="dimmed">
                 TRACER's profile writer, with the project's LLM (a few calls).

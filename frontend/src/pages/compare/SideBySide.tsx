@@ -40,7 +40,9 @@ function OneSide({ title, runId, brief }: { title: string; runId: number; brief:
         {found.isError && <ErrorState error={found.error} title="Could not find the conversation" />}
         {found.data === null && <Alert color="gray">This conversation is no longer stored.</Alert>}
         {conversation.isError && <ErrorState error={conversation.error} title="Could not load the conversation" />}
-        {conversation.data && <Transcript record={readConversationRecord(conversation.data.record)} />}
+        {conversation.data && (
+          <Transcript record={readConversationRecord(conversation.data.record, conversation.data)} />
+        )}
       </Stack>
     </Paper>
   );

@@ -10,6 +10,7 @@ import { readRuleReport, type RuleResultRow, useRuleResults } from "../../api/ru
 import { isRunActive, type Run } from "../../api/runs";
 import { readCheckSummary, type RunStats, useRunStats } from "../../api/runs-dashboard";
 import { ErrorState, LoadingState } from "../../components/StateViews";
+import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatPercent } from "./format";
 import { RunHeader } from "./RunHeader";
@@ -186,9 +187,9 @@ export function CheckRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
                     {row.status.replace("_", " ")}
                   </Badge>
                   <Text size="sm" c="dimmed">
-                    {`${String(row.checks)} checks: ${String(row.passed)} passed, ${String(row.failed)} failed, ${String(
+                    {`${counted(row.checks, "check")}: ${String(row.passed)} passed, ${String(row.failed)} failed, ${String(
                       row.not_applicable,
-                    )} not applicable, ${String(row.errors)} errors — pass rate ${formatPercent(passRate(stats.data, row))}`}
+                    )} not applicable, ${counted(row.errors, "error")} — pass rate ${formatPercent(passRate(stats.data, row))}`}
                   </Text>
                 </Group>
               </Accordion.Control>

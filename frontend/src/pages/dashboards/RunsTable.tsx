@@ -24,6 +24,7 @@ import { CostText } from "../../components/CostText";
 import { ResourceTable } from "../../components/ResourceTable";
 import { EmptyState } from "../../components/StateViews";
 import { VerdictCounts } from "../../components/Verdicts";
+import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatDate, formatPercent, formatPoints, formatSeconds } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
@@ -175,7 +176,9 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
       cell: (run) => {
         const s = readSenseiSummary(run);
         if (s.passed !== null && s.failed !== null)
-          return <VerdictCounts passed={s.passed} failed={s.failed} inconclusive={s.inconclusive ?? 0} />;
+          return (
+            <VerdictCounts passed={s.passed} failed={s.failed} inconclusive={s.inconclusive ?? 0} faults={s.faults} />
+          );
         if (s.withErrors === null) return "—";
         return (
           <Text size="sm" c={s.withErrors ? "red" : undefined}>
@@ -314,7 +317,13 @@ export function RunsTable({ kind, mode, projectId, empty = <EmptyState title="No
         cells={(run) => columns.map((column) => <Table.Td key={column.label}>{column.cell(run)}</Table.Td>)}
         page={page}
         onPageChange={setPage}
-        footer={runs.data && <Text size="sm" c="dimmed">{`${String(runs.data.count)} runs`}</Text>}
+        footer={
+          runs.data && (
+            <Text size="sm" c="dimmed">
+              {counted(runs.data.count, "run")}
+            </Text>
+          )
+        }
       />
     </Stack>
   );

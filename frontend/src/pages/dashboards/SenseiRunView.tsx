@@ -31,6 +31,7 @@ import {
   useConversation,
   useConversationsPage,
 } from "../../api/conversations";
+import { type Fault, FAULTS, readVerdictProof } from "../../api/faults";
 import { isRunActive, type Run } from "../../api/runs";
 import {
   dashboardKeys,
@@ -49,7 +50,14 @@ import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { BaselineActions } from "../compare/BaselineActions";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { Transcript } from "../../components/transcript/Transcript";
-import { VERDICTS, VerdictCell, VerdictCounts } from "../../components/Verdicts";
+import {
+  FAULT_LABEL,
+  FaultCell,
+  inconclusiveFaults,
+  VERDICTS,
+  VerdictCell,
+  VerdictCounts,
+} from "../../components/Verdicts";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatPercent, formatSeconds } from "./format";
 import { RunHeader } from "./RunHeader";
@@ -110,7 +118,7 @@ export function ConversationModal({
   lookup?: ConversationLookup | null;
 }) {
   const conversation = useConversation(runId, conversationId);
-  const record = conversation.data ? readConversationRecord(conversation.data.record) : null;
+  const record = conversation.data ? readConversationRecord(conversation.data.record, conversation.data) : null;
   return (
     <Modal
       opened={conversationId !== null || (lookup ?? null) !== null}
@@ -229,6 +237,7 @@ function ConversationsSection({
   const [errorsOnly, setErrorsOnly] = useState(false);
   const [errorCode, setErrorCode] = useState<string | null>(null);
   const [verdict, setVerdict] = useState<ConversationVerdict | null>(null);
+  const [fault, setFault] = useState<Fault | null>(null);
   const [open, setOpen] = useState<number | null>(null);
   const filters = {
     page,
@@ -236,8 +245,14 @@ function ConversationsSection({
     hasErrors: errorsOnly ? true : null,
     errorCode: errorCode === null ? null : Number(errorCode),
     verdict,
+    fault,
   };
   const rows = useConversationsPage(run.id, filters, isRunActive(run.status));
+  // Runs stored before verdicts with proof say nothing of who is at fault: no column, no filter for them.
+  const faultsKnown =
+    fault !== null ||
+    (stats?.verdicts?.faults ?? null) !== null ||
+    (rows.data?.results ?? []).some((row) => readVerdictProof(row).fault !== null);
   const profileChoices = (stats?.profiles ?? []).map((row) => row.profile);
   const codeChoices = (stats?.errorsByCode ?? []).map((row) => ({
     value: String(row.code),
@@ -271,6 +286,20 @@ function ConversationsSection({
           clearable
           w={180}
         />
+        {faultsKnown && (
+          <Select
+            label="At fault"
+            placeholder="Anyone"
+            data={FAULTS.map((value) => ({ value, label: FAULT_LABEL[value] }))}
+            value={fault}
+            onChange={(value) => {
+              setFault(FAULTS.find((f) => f === value) ?? null);
+              setPage(1);
+            }}
+            clearable
+            w={200}
+          />
+        )}
         <Select
           label="Error"
           placeholder="Any"
@@ -305,6 +334,7 @@ function ConversationsSection({
           "#",
           "Turns",
           "Verdict",
+          ...(faultsKnown ? ["At fault"] : []),
           "Errors",
           "Duration",
           "Cost",
@@ -321,6 +351,11 @@ function ConversationsSection({
             <Table.Td>
               <VerdictCell verdict={row.verdict} reason={row.verdict_reason} />
             </Table.Td>
+            {faultsKnown && (
+              <Table.Td>
+                <FaultCell {...readVerdictProof(row)} />
+              </Table.Td>
+            )}
             <Table.Td>
               <Group gap={4}>
                 {readErrorCodes(row.error_codes).length === 0 ? (
@@ -381,8 +416,21 @@ function useRefreshWhenFinished(runId: number, active: boolean) {
   }, [active, runId, queryClient]);
 }
 
-/** A verdict count and, below it, why: "inputs not conveyed 3, rate limited 1". */
-function VerdictCount({ count, reasons, color }: { count: number; reasons: [string, number][]; color?: string }) {
+/**
+ * A verdict count and, below it, why: "inputs not conveyed 3, rate limited 1", and who is at fault when the run
+ * says ("At fault: Simulated user 2 · Parley's model 1").
+ */
+function VerdictCount({
+  count,
+  reasons,
+  color,
+  faults = "",
+}: {
+  count: number;
+  reasons: [string, number][];
+  color?: string;
+  faults?: string;
+}) {
   return (
     <Stack gap={0}>
       <Text fw={500} c={count > 0 ? color : undefined}>
@@ -391,6 +439,11 @@ function VerdictCount({ count, reasons, color }: { count: number; reasons: [stri
       {reasons.length > 0 && (
         <Text size="xs" c="dimmed">
           {reasons.map(([name, n]) => `${name.replace(/_/g, " ")} ${String(n)}`).join(", ")}
+        </Text>
+      )}
+      {faults !== "" && (
+        <Text size="xs" c="dimmed">
+          {`At fault: ${faults}`}
         </Text>
       )}
     </Stack>
@@ -428,7 +481,13 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
                 },
                 {
                   label: "Inconclusive (not the chatbot's fault)",
-                  value: <VerdictCount count={verdicts.inconclusive} reasons={verdicts.inconclusiveReasons} />,
+                  value: (
+                    <VerdictCount
+                      count={verdicts.inconclusive}
+                      reasons={verdicts.inconclusiveReasons}
+                      faults={verdicts.faults === null ? "" : inconclusiveFaults(verdicts.faults)}
+                    />
+                  ),
                 },
                 { label: "Simulator slips", value: formatCount(verdicts.simulatorSlips) },
               ]),

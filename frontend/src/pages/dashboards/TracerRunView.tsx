@@ -31,6 +31,7 @@ import { runOutcome } from "../../components/run-outcome";
 import { RunWarnings } from "../../components/RunWarnings";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { ChatTurns } from "../../components/transcript/Transcript";
+import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatDate } from "./format";
 import { isMissingArtefact, ReportTab } from "./ReportTab";
@@ -148,7 +149,7 @@ function SessionsTab({ run }: { run: Run }) {
     <Accordion variant="separated" multiple defaultValue={[sessions[0]?.[0] ?? ""]}>
       {sessions.map(([session, turns]) => (
         <Accordion.Item key={session} value={session}>
-          <Accordion.Control>{`Session ${session} (${String(turns.length)} messages)`}</Accordion.Control>
+          <Accordion.Control>{`Session ${session} (${counted(turns.length, "message")})`}</Accordion.Control>
           <Accordion.Panel>
             <ChatTurns turns={turns} label={`Session ${session}`} />
           </Accordion.Panel>

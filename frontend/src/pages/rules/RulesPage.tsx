@@ -29,6 +29,7 @@ import { ListPage } from "../../components/ListPage";
 import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { counted, noun } from "../../lib/text";
 import { dashboardPaths } from "../dashboards/dashboard-paths";
 import { formatDate } from "../dashboards/format";
 import { PassRateCard } from "../dashboards/PassRateCard";
@@ -74,13 +75,18 @@ function RuleList({
             <Table.Td fw={500}>{nameOf(rule)}</Table.Td>
             <Table.Td>
               <Badge color={rule.valid ? "teal" : "red"} variant="light">
-                {rule.valid ? "valid" : `${String(rule.problems.length)} problems`}
+                {rule.valid ? "valid" : counted(rule.problems.length, "problem")}
               </Badge>
             </Table.Td>
             <Table.Td>
               <Switch
                 aria-label={`Active: ${nameOf(rule)}`}
                 checked={rule.active}
+                description={
+                  rule.active && !rule.valid
+                    ? `Not in effect: fix its ${noun(rule.problems.length, "problem")} first.`
+                    : undefined
+                }
                 disabled={toggle.isPending && toggle.variables.rule.id === rule.id}
                 onChange={(event) => {
                   setToggleError(null);
@@ -140,6 +146,14 @@ function StartCheck({ projectId, rules, preselected }: { projectId: number; rule
     .filter((rule) => rule.valid)
     .map((rule) => ({ value: String(rule.id), label: rule.name ?? "" }));
   const activeValid = rules.filter((rule) => rule.valid && rule.active).length;
+  // An active rule with problems is not checked: say so, by name, where the active rules are counted.
+  const leftOut = rules
+    .filter((rule) => rule.active && !rule.valid)
+    .map((rule) => rule.name ?? `rule ${String(rule.id)}`);
+  const leftOutText =
+    leftOut.length === 0
+      ? ""
+      : ` Left out because ${leftOut.length === 1 ? "it has" : "they have"} problems: ${leftOut.join(", ")}.`;
 
   return (
     <Card withBorder padding="md">
@@ -161,7 +175,7 @@ function StartCheck({ projectId, rules, preselected }: { projectId: number; rule
         />
         <MultiSelect
           label="Rules"
-          description={`Empty: the ${String(activeValid)} active rules.`}
+          description={`Empty: the ${counted(activeValid, "active rule")}.${leftOutText}`}
           placeholder="Active rules"
           data={ruleChoices}
           value={chosenRules}

@@ -61,7 +61,7 @@ describe("security page", () => {
 
     const table = await screen.findByRole("table", { name: "Campaigns" });
     expect(within(table).getByText("pizza_security")).toBeInTheDocument();
-    expect(within(table).getByText("1 errors")).toBeInTheDocument();
+    expect(within(table).getByText("1 error")).toBeInTheDocument();
     expect(within(table).getByRole("button", { name: "Run broken" })).toBeDisabled();
     const runs = await screen.findByRole("table", { name: "Campaign runs" });
     const row = within(runs).getByRole("link", { name: "#77" }).closest("tr");

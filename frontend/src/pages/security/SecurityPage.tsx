@@ -19,6 +19,7 @@ import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ListPage } from "../../components/ListPage";
 import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { counted } from "../../lib/text";
 import { formatDate } from "../dashboards/format";
 import { RunStatusBadge } from "../dashboards/RunStatusBadge";
 import { CampaignEditor } from "./CampaignEditor";
@@ -69,7 +70,7 @@ function CampaignList({
               <Badge color={campaign.valid ? "teal" : "red"} variant="light">
                 {campaign.valid
                   ? "valid"
-                  : `${String(campaign.problems.filter((p) => p.severity === "error").length)} errors`}
+                  : counted(campaign.problems.filter((p) => p.severity === "error").length, "error")}
               </Badge>
             </Table.Td>
             <Table.Td>{formatDate(campaign.updated_at)}</Table.Td>

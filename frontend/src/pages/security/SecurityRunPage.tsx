@@ -19,8 +19,8 @@ import {
 } from "../../api/security";
 import { ResourceTable } from "../../components/ResourceTable";
 import { ErrorState, LoadingState, NotFoundState } from "../../components/StateViews";
+import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
-import { formatCount } from "../dashboards/format";
 import { RunHeader } from "../dashboards/RunHeader";
 import { RunLivePanel } from "../dashboards/RunLivePanel";
 import { ExportMenu } from "../dashboards/SenseiRunView";
@@ -87,7 +87,7 @@ function Attacks({ run }: { run: Run }) {
   return (
     <Stack gap="md">
       <Text size="sm" aria-label="Totals">
-        {`${formatCount(totals.attempts)} attempts: ${String(totals.counts.breached)} breached, ${String(
+        {`${counted(totals.attempts, "attempt")}: ${String(totals.counts.breached)} breached, ${String(
           totals.counts.resisted,
         )} resisted, ${String(totals.counts.inconclusive)} inconclusive, ${String(totals.counts.error)} error. `}
         Inconclusive and error attempts are not counted in a rate, either way.

@@ -8,6 +8,7 @@ import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs"
 import { type Campaign, useCampaignPlan } from "../../api/security";
 import { StartRunDialog, StartRunForm } from "../../components/StartRunDialog";
 import { LoadingState } from "../../components/StateViews";
+import { counted } from "../../lib/text";
 import { formatCost } from "../dashboards/format";
 
 interface StartCampaignDialogProps {
@@ -76,7 +77,7 @@ export function StartCampaignDialog({ projectId, campaign, onClose }: StartCampa
           {plan.isPending && <LoadingState label="Planning the campaign" />}
           {planned && (
             <List size="sm" aria-label="What the campaign will do">
-              <List.Item>{`${String(planned.attempts)} attempts`}</List.Item>
+              <List.Item>{counted(planned.attempts, "attempt")}</List.Item>
               <List.Item>
                 {planned.llm_calls_at_most === 0
                   ? "No LLM call (built-in tasks, oracles decided in code)"

@@ -3,6 +3,7 @@ import { Alert, Button, Group, NumberInput, Stack, Table, Text, Title } from "@m
 import { useState } from "react";
 import { usePlanProfile } from "../../api/profiles";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
+import { noun } from "../../lib/text";
 
 const MAX_ROWS_SHOWN = 200;
 
@@ -65,7 +66,7 @@ export function PlanPreview({ projectId, profileId, blockedBecause }: PlanPrevie
         <Stack gap="xs" aria-live="polite">
           <Group gap="lg">
             <Text size="sm">
-              <strong>{result.conversations}</strong> conversation{result.conversations === 1 ? "" : "s"}
+              <strong>{result.conversations}</strong> {noun(result.conversations, "conversation")}
             </Text>
             <Text size="sm">Seed {result.seed}</Text>
             <Text size="sm">

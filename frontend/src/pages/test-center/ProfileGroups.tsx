@@ -3,7 +3,7 @@ import { Anchor, Badge, Checkbox, Group, Stack, Table, Text, Title } from "@mant
 import { Link } from "react-router";
 import type { Profile } from "../../api/profiles";
 import { paths } from "../../lib/paths";
-import { textOr } from "../../lib/text";
+import { counted, textOr } from "../../lib/text";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -109,11 +109,11 @@ export function ProfileGroupTable({ projectId, group, selected, onToggle }: Prof
                     <Table.Td>
                       <Group gap={4}>
                         <Badge color={profile.valid ? "teal" : "red"} variant="light">
-                          {profile.valid ? "valid" : `${String(errors)} error${errors === 1 ? "" : "s"}`}
+                          {profile.valid ? "valid" : counted(errors, "error")}
                         </Badge>
                         {profile.warnings > 0 && (
                           <Badge color="yellow" variant="light">
-                            {profile.warnings} warning{profile.warnings === 1 ? "" : "s"}
+                            {counted(profile.warnings, "warning")}
                           </Badge>
                         )}
                       </Group>

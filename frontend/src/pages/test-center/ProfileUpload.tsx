@@ -3,6 +3,7 @@ import { notifications } from "@mantine/notifications";
 import { ApiError } from "../../api/errors";
 import { useUploadProfiles } from "../../api/profiles";
 import { FileDropZone } from "../../components/FileDropZone";
+import { counted } from "../../lib/text";
 
 const EXTENSIONS = [".yaml", ".yml"];
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -27,7 +28,7 @@ export function ProfileUpload({ projectId }: { projectId: number }) {
               const invalid = stored.filter((doc) => !doc.valid).length;
               notifications.show({
                 color: invalid > 0 ? "yellow" : "green",
-                title: `${String(stored.length)} profile${stored.length === 1 ? "" : "s"} uploaded`,
+                title: `${counted(stored.length, "profile")} uploaded`,
                 message:
                   invalid > 0
                     ? `${String(invalid)} with errors: open them to fix before running.`

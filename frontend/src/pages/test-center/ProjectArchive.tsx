@@ -7,15 +7,14 @@ import { Button, Card, FileButton, Group, Stack, Text, Title } from "@mantine/co
 import { notifications } from "@mantine/notifications";
 import { ApiError } from "../../api/errors";
 import { type ImportOutcome, useDownloadProjectArchive, useImportProjectArchive } from "../../api/project-archive";
-
-const plural = (n: number, one: string, many = `${one}s`) => `${String(n)} ${n === 1 ? one : many}`;
+import { counted } from "../../lib/text";
 
 export function describeImport(outcome: ImportOutcome): string {
   const parts = [
-    plural(outcome.profiles, "profile"),
-    plural(outcome.rules, "rule"),
-    plural(outcome.campaigns, "campaign"),
-    plural(outcome.personalities, "personality", "personalities"),
+    counted(outcome.profiles, "profile"),
+    counted(outcome.rules, "rule"),
+    counted(outcome.campaigns, "campaign"),
+    counted(outcome.personalities, "personality", "personalities"),
   ];
   const skipped = outcome.skipped.length
     ? ` Skipped ${outcome.skipped.map((row) => `${row.file} (${row.why})`).join(", ")}.`

@@ -13,11 +13,11 @@ import { PublicLinkCard } from "../../components/PublicLink";
 import { RunProgress } from "../../components/RunProgress";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
+import { counted, textOr } from "../../lib/text";
 import { groupProfiles, ProfileGroupTable } from "./ProfileGroups";
 import { ProfileUpload } from "./ProfileUpload";
 import { ProjectArchive } from "./ProjectArchive";
 import { runSetupProblem, SenseiDialog, TracerDialog } from "./StartRunDialogs";
-import { textOr } from "../../lib/text";
 
 type Dialog = { kind: "tracer" | "sensei"; runId: number | null } | null;
 
@@ -249,7 +249,7 @@ export function TestCenterPage() {
       />
       <ConfirmDialog
         opened={confirmDelete}
-        title={`Delete ${String(selected.size)} profile${selected.size === 1 ? "" : "s"}?`}
+        title={`Delete ${counted(selected.size, "profile")}?`}
         confirmLabel="Delete"
         loading={deleteProfiles.isPending}
         error={deleteProfiles.error}
