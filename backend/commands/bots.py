@@ -2,6 +2,7 @@
 
     parley bots list [--json]
     parley bots mutants <bot> [--json]
+    parley bots population <bot> --count N --out FILE     (test data for issue 38: commands/bots_population.py)
     parley bots serve <bot> [--mutant ID] --port N --protocol taskyto|json
                       [--host H] [--latency S] [--fail-on-turn N] [--forget-sessions [N]]
 
@@ -52,6 +53,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="forget every session after every N turns served (default 1), like a restart",
     )
     serve.set_defaults(handler=_serve)
+    from commands import bots_population
+
+    bots_population.register(actions)
 
 
 def _out(text: str) -> None:

@@ -96,6 +96,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="K",
         help="run each planned conversation K times with other simulator seeds (flakiness; default 1)",
     )
+    run.add_argument(
+        "--calibrated-user",
+        metavar="FILE",
+        help="a personality from `parley transcripts calibrate`: the simulator enforces its measured behaviour",
+    )
     add_replay_arguments(run)
     add_junit_argument(run)
     _add_local_files(run)
@@ -103,6 +108,38 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     add_compare_parser(actions)
     add_coverage_parser(actions)
+
+
+def _personality_calibrations(files: list[Path], profiles: list[Any]) -> dict[str, Any]:
+    """The calibrated users the profiles' personalities carry (a `personalities/*.yaml` with `parameters`)."""
+    from engine.sensei.calibration import calibration_of
+    from engine.sensei.personalities import personality_key
+
+    found: dict[str, Any] = {}
+    for path, profile in zip(files, profiles, strict=False):
+        name = profile.user.personality
+        if name and personality_key(name) not in found:
+            calibration = calibration_of(_project_catalogs(path)[0].resolve(name))
+            if calibration is not None:
+                found[personality_key(name)] = calibration
+    return found
+
+
+def _calibrated_settings(path: str | None, by_personality: dict[str, Any] | None = None) -> Any:
+    """Simulator settings enforcing a calibrated user: the file given for the whole run, else each profile's
+    calibrated personality (None: the defaults)."""
+    from engine.sensei import SimulatorSettings
+
+    if not path:
+        return SimulatorSettings(calibrations=by_personality) if by_personality else None
+    from engine.sensei.calibration import Calibration
+    from engine.yamlguard import load_yaml
+
+    data = load_yaml(Path(path).read_text(encoding="utf-8"), round_trip=False) or {}
+    parameters = data.get("parameters") if isinstance(data, dict) else None
+    if not isinstance(parameters, dict):
+        raise SystemExit(f"parley: {path} has no parameters: write it with `parley transcripts calibrate`")
+    return SimulatorSettings(calibration=Calibration.from_parameters(parameters))
 
 
 def _add_local_files(parser: argparse.ArgumentParser) -> None:
@@ -141,7 +178,14 @@ def _project_catalogs(path: Path) -> tuple[Any, Any]:
             data = load_yaml(file.read_text(encoding="utf-8"), round_trip=False) or {}
             context = data.get("context") if isinstance(data, dict) else None
             if isinstance(context, list):
-                personalities.append(Personality(file.stem, tuple(str(c) for c in context)))
+                parameters = data.get("parameters")  # a calibrated user's measured behaviour
+                personalities.append(
+                    Personality(
+                        file.stem,
+                        tuple(str(c) for c in context),
+                        parameters=parameters if isinstance(parameters, dict) else None,
+                    )
+                )
         for file in sorted((folder / "types").glob("*.y*ml")):
             data = load_yaml(file.read_text(encoding="utf-8"), round_trip=False) or {}
             if isinstance(data, dict):
@@ -264,6 +308,7 @@ def _run(args: argparse.Namespace) -> int:
         invalid |= profile is None
         if profile is not None:
             profiles.append(profile)
+    calibrations = _personality_calibrations(files, profiles)
     if invalid or not profiles:
         sys.stderr.write("parley: fix the profile errors first; nothing was run\n")
         return EXIT_FAILURES if files else EXIT_USAGE
@@ -340,6 +385,7 @@ def _run(args: argparse.Namespace) -> int:
             any_memory=any_values,
             user_model=args.model,  # --model plays the user in every profile (D6); else each profile's llm.model
             replan=repeats.plan,
+            settings=_calibrated_settings(args.calibrated_user, calibrations),
         )
     document = summary.to_json()
     replayed = finish_replay(out, replaying, document)

@@ -1,6 +1,7 @@
 """`parley tracer`: explore a chatbot, infer its functional model and write SENSEI profiles (TRACER).
 
     parley tracer --connector bot.yaml --provider openai --model gpt-4.1-mini -s 10 -n 8 -o out/ [--resume]
+    parley tracer --from-transcripts imported/ --provider openai --model gpt-4.1-mini -o out/ [--sample 40]
 
 Checkpoints go to OUT/.checkpoint.sqlite after every session and every phase; `--resume` continues an
 interrupted run from there (without it, an old checkpoint is discarded and the run starts again).
@@ -42,7 +43,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--connector", "-c", required=True, metavar="FILE", help="connector YAML file")
+    parser.add_argument("--connector", "-c", metavar="FILE", help="connector YAML file (a live run)")
+    parser.add_argument(
+        "--from-transcripts",
+        metavar="DIR",
+        help="build the model from conversations imported with `parley transcripts import`, without exploring",
+    )
+    parser.add_argument(
+        "--sample", type=int_at_least(1), default=40, help="with --from-transcripts: conversations read (40)"
+    )
+    parser.add_argument(
+        "--double",
+        choices=("imperfect",),
+        help="with --from-transcripts: Parley's offline imperfect LLM double (figures labelled fake)",
+    )
     add_llm_arguments(parser, model=False)
     parser.add_argument("--model", "-m", help="model TRACER uses (default: the provider's default model)")
     parser.add_argument(
@@ -95,6 +109,16 @@ class _ConsoleReporter:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.from_transcripts:
+        from commands.tracer_transcripts import run as from_transcripts
+
+        return from_transcripts(args)
+    if not args.connector:
+        sys.stderr.write("parley: tracer needs --connector FILE (or --from-transcripts DIR)\n")
+        return EXIT_USAGE
+    if args.double:
+        sys.stderr.write("parley: --double works with --from-transcripts only\n")
+        return EXIT_USAGE
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     from engine.connectors import ConnectorConfigError, create_connector, load_connector_file

@@ -2,6 +2,7 @@
 
     parley transcripts import FILE --out DIR [--format auto|jsonl|csv|rasa|botium] [--encoding ENC] [--json]
     parley transcripts rules [--json]
+    parley transcripts calibrate DIR [--out personalities/calibrated-user.yaml]   (commands/transcripts_calibrate.py)
 
 `import` reads FILE (or a folder of Botium `*.convo.txt` files) in bounded memory, masks e-mail addresses, phone
 and card numbers, IBANs and the names users give before anything is written, and writes
@@ -50,6 +51,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     rules = actions.add_parser("rules", help="the masking rules, with what is masked and what is kept")
     add_json_argument(rules)
     rules.set_defaults(handler=_rules)
+    from commands import transcripts_calibrate
+
+    transcripts_calibrate.register(actions)
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -138,6 +138,11 @@ class BotRuntime:
 
     # ----------------------------------------------------------------------------------------- helpers
 
+    @property
+    def awaiting(self) -> Slot | None:
+        """The slot the bot has just asked for, or None (scripted users answer it, as a person reads the question)."""
+        return self._asked_slot()
+
     def _asked_slot(self) -> Slot | None:
         if self.task is None or self.task.asked is None:
             return None

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
 class Personality:
     name: str
     context: tuple[str, ...]
+    # Measured behaviour the simulator enforces (a user calibrated from transcripts, engine.sensei.calibration).
+    parameters: Mapping[str, Any] | None = None
 
 
 _BUILT_IN: dict[str, tuple[str, ...]] = {

@@ -42,8 +42,8 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any, NoReturn
 
@@ -53,6 +53,7 @@ from engine.connectors.base import BotReply, Connector
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
 from engine.llm import BudgetExceeded, LLMClient, LLMError, system, user
 from engine.sensei import prompts
+from engine.sensei.calibration import Calibration, calibration_for, for_conversation
 from engine.sensei.closing import chatbot_farewell, match_item, offers_more_help, split_end_mark, user_closing
 from engine.sensei.detection import FallbackDetector, same_answer, same_request
 from engine.sensei.errors import connector_error, error
@@ -87,6 +88,10 @@ class SimulatorSettings:
     user_max_tokens: int | None = 150
     check_max_tokens: int | None = 800
     extract_max_tokens: int | None = 1200
+    # A user calibrated to real users (engine.sensei.calibration), enforced on every conversation; None = off.
+    calibration: Calibration | None = None
+    # Per personality name: the calibrated users a project's personalities carry (used when `calibration` is None).
+    calibrations: Mapping[str, Calibration] = field(default_factory=dict)
 
 
 class GoalVerdict(BaseModel):
@@ -246,6 +251,11 @@ class _Conversation:
         self.all_answered = profile.conversation.goal_style.kind == "all_answered"
         change = [s for s in planned.styles if s.name == "change language"]
         self.switch_languages = [lang for s in change for lang in s.languages]
+        self.calibrated = for_conversation(
+            calibration_for(self.settings.calibration, self.settings.calibrations, profile.user.personality),
+            planned.seed,
+            planned.index,
+        )
 
     # -- bookkeeping -------------------------------------------------------------------------------------
 
@@ -335,6 +345,8 @@ class _Conversation:
     def _before_user_turn(self) -> None:
         if self.cancel is not None and self.cancel.cancelled:
             raise _Stop("cancelled", error(ErrorCode.CANCELLED, "the run was cancelled", self._turn_index()))
+        if self.calibrated is not None and self.calibrated.stop_before_turn(self.user_turns):
+            self._end("user", "as many messages as the calibrated user writes")
         if self.user_turns >= self.planned.max_user_turns:
             if self.all_answered:
                 open_goals = [i + 1 for i in range(len(self.planned.goals)) if i not in self.verified]
@@ -452,6 +464,8 @@ class _Conversation:
         self.closing = "end marker" if marked else user_closing(message)
         if marked and not message:
             self._end("user", "end marker, nothing more to say")
+        if self.calibrated is not None:
+            message = self.calibrated.shape(message, self.last_answer)
         return message
 
     def _ask_user_llm(self, messages: list[Any]) -> str:
@@ -531,6 +545,8 @@ class _Conversation:
             self.fallbacks_in_row += 1
             self.fallbacks_total += 1
             self.repeats_in_row = 0
+            if self.calibrated is not None and self.calibrated.leaves(self.fallbacks_in_row):
+                self._end("user", f"left after {self.fallbacks_in_row} fallbacks, as real users do")
             if self.fallbacks_in_row >= self.settings.fallback_loop_limit:
                 raise _Stop(
                     "fallback_loop",
