@@ -454,18 +454,18 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _compare_cases(comparison: Any, fail_on_inconclusive: bool) -> list[JUnitCase]:
-    """One case per group (all attempts, each attack, each delivery mode): a regression fails it with the newly
+    """One case per group (all attempts, each attack, each delivery mode, each state): a regression fails it with the newly
     breached attempts and their quotes; an inconclusive or missing one is skipped (failed with
     --fail-on-inconclusive)."""
     cases = []
-    for group in (comparison.overall, *comparison.attacks, *comparison.deliveries):
+    for group in (comparison.overall, *comparison.attacks, *comparison.deliveries, *comparison.states):
         failure = skipped = None
         if group.status == "regressed":
+            named = {"attack": "attack_id", "delivery": "delivery", "state": "state"}
             changes = [
                 c
                 for c in comparison.newly_breached
-                if group.kind == "overall"
-                or (c.attack_id if group.kind == "attack" else c.delivery) == group.name
+                if group.kind == "overall" or getattr(c, named[group.kind]) == group.name
             ]
             failure = "\n".join(
                 [group.why]

@@ -14,11 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.bots.adversarial import CANARY, AdversarialConnector, StatefulBot
+from engine.bots.adversarial import ADVERSARIAL_BOTS, CANARY, REFUSAL, AdversarialConnector, StatefulBot
+from engine.bots.runtime import Reply
 from engine.connectors import BotReply, Connector
 from engine.security import (
     TracerOutputError,
     choose_states,
+    compare_campaigns,
+    comparison_text,
     load_campaign,
     plan_campaign,
     read_tracer_output,
@@ -155,3 +158,31 @@ def test_from_names_chooses_states_and_says_why_others_are_left_out():
 def test_a_missing_tracer_output_is_a_readable_error(tmp_path):
     with pytest.raises(TracerOutputError, match="does not exist"):
         read_tracer_output(tmp_path)
+
+
+class FixedBot(StatefulBot):
+    """`stateful` with its flaw fixed: guarded inside an order too."""
+
+    def reply(self, text: str) -> Reply:
+        step, answer = self.step, super().reply(text)
+        if self.order_open and self.step == step:  # the order did not move on: refuse what it was told
+            return Reply([REFUSAL])
+        return answer
+
+
+def test_two_runs_from_states_are_compared_per_state(monkeypatch):
+    monkeypatch.setitem(ADVERSARIAL_BOTS, "stateful-fixed", FixedBot)
+    states, _ = choose_states(read_tracer_output(STATEFUL), "all_states")
+    before = run_campaign(campaign(), lambda: AdversarialConnector("stateful-fixed"), seed=7, states=states)
+    after = run_campaign(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=states)
+    assert before.breaches == 0 and {r.verdict for r in before.records} == {"resisted"}
+    comparison = compare_campaigns(before.records, after.records)
+    assert comparison.verdict == "regressed"
+    open_states = {s.name for s in states if order_open_after(s.prefix)}
+    regressed = {g.name for g in comparison.states if g.status == "regressed"}
+    assert regressed == open_states
+    assert {g.name for g in comparison.states} == {s.name for s in states}
+    assert {c.state for c in comparison.newly_breached} == open_states
+    assert comparison.matched == len(after.records)  # one attempt per attack, index and state on each side
+    text = comparison_text(comparison)
+    assert any(f"state {name}: " in text for name in open_states)
