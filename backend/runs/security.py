@@ -204,8 +204,13 @@ def records(run: Run) -> list[dict[str, Any]]:
 
 
 def statistics(run: Run) -> dict[str, Any]:
-    """Verdict counts and breach rates (Wilson intervals) per attack and delivery mode."""
-    return summarise([AttemptRecord.model_validate(record) for record in records(run)])
+    """Verdict counts and breach rates (Wilson intervals) per attack and delivery mode; from TRACER's states, per
+    state too, with the TRACER run whose graph they are states of."""
+    body = summarise([AttemptRecord.model_validate(record) for record in records(run)])
+    tracer = run.input.get("tracer") if isinstance(run.input, dict) else None
+    if tracer:
+        body["tracer_run"] = tracer.get("run")
+    return body
 
 
 def _reply(record: dict[str, Any]) -> str:

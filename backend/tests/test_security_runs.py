@@ -133,6 +133,8 @@ def test_a_campaign_from_all_states_attacks_from_the_latest_tracer_run(
     breached = {name for name, row in states.items() if row["breached"]}
     assert breached == {"prompt_for_size", "request_pick"}
     assert all(row["inconclusive"] == 0 for row in states.values())
+    stats = auth_api.get(f"/api/runs/{run['id']}/stats/").json()  # what the heat map draws
+    assert stats["tracer_run"] == tracer.pk and len(stats["by_state"]) == 7
     attempts = SecurityAttempt.objects.filter(run_id=run["id"])
     assert attempts.count() == 42
     for attempt in attempts.filter(verdict="breached"):
