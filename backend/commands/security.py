@@ -399,7 +399,7 @@ def _run(args: argparse.Namespace) -> int:
             llm.close()
     summary = result.summary()
     document = {
-        "campaign": campaign.model_dump(mode="json", exclude_defaults=True),
+        "campaign": campaign.model_dump(mode="json", exclude_defaults=True, by_alias=True),
         **summary,
         "attempts": [r.model_dump(mode="json") for r in result.records],
     }
