@@ -6,7 +6,7 @@
     parley bots serve <bot> [--mutant ID] --port N --protocol taskyto|json
                       [--host H] [--latency S] [--fail-on-turn N] [--forget-sessions [N]]
 
-`serve` also serves the two security bots, `leaky` and `guarded` (engine.bots.adversarial).
+`serve` also serves the three security bots, `leaky`, `guarded` and `stateful` (engine.bots.adversarial).
 Exit codes: 0 success; 2 usage (unknown bot or mutant).
 """
 

@@ -2,17 +2,21 @@
 
     parley security --list-attacks
     parley security validate CAMPAIGN... [--json]
-    parley security plan CAMPAIGN [--seed S] [--model M] [--no-llm] [--json]
+    parley security plan CAMPAIGN [--tracer DIR] [--seed S] [--model M] [--no-llm] [--json]
     parley security convert CAMPAIGN            (a reference security.yml in Parley's format, on stdout)
     parley security compare BASELINE RUN [--json [FILE]] [--junit FILE] [--threshold X] [--fail-on-inconclusive]
                             [--verbose]
     parley security run CAMPAIGN --connector FILE [--provider P --model M --base-url URL --api-key K | --no-llm]
-                        [--profile FILE]... [--seed S] [--max-cost USD] --out DIR [--junit FILE] [--json [FILE]]
-                        [--fail-on-inconclusive]
+                        [--profile FILE]... [--tracer DIR] [--seed S] [--max-cost USD] --out DIR [--junit FILE]
+                        [--json [FILE]] [--fail-on-inconclusive]
 
 `run` writes `OUT/attempts.jsonl` (one attempt per line, as each finishes) and `OUT/security.json` (the campaign,
 seed, figures per attack and delivery mode, and every attempt with `attack`, `delivery`, `verdict`, `because`,
-`evidence` and `transcript`). `--no-llm` runs offline: built-in tasks, oracles decided in code. Warm-up users of
+`evidence` and `transcript`) and `OUT/report.md` (the tables). A campaign with `from: all_states` (or a list of
+functionality names) attacks from inside the workflow: `--tracer DIR` names the TRACER run (its `model.json` and
+`transcripts.json`); every attack runs from every state, each attempt replaying the state's recorded prefix
+literally and counting only when the chatbot's reply at its end matches the recorded one (volatile values
+aside; else `inconclusive`). The plan, per state, is printed before the first attempt. `--no-llm` runs offline: built-in tasks, oracles decided in code. Warm-up users of
 `simulated_user` deliveries come from `--profile` files (matched by `test_name` or file name).
 Exit codes: 0 no breach; 1 a breach (or, with --fail-on-inconclusive, an inconclusive or error attempt);
 2 usage or configuration error (an invalid campaign included).
@@ -72,6 +76,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     plan.add_argument("--seed", type=int, help="seed for markers and phrasings (default: random)")
     plan.add_argument("--model", help="model to price the LLM calls with")
     plan.add_argument("--no-llm", action="store_true", help="plan an offline run")
+    plan.add_argument("--tracer", metavar="DIR", help="the TRACER run a campaign with `from:` attacks from")
     add_json_argument(plan)
     plan.set_defaults(handler=report_errors(_plan))
 
@@ -98,6 +103,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     run.add_argument(
         "--profile", action="append", default=[], metavar="FILE", help="a profile for simulated warm-ups"
     )
+    run.add_argument("--tracer", metavar="DIR", help="the TRACER run a campaign with `from:` attacks from")
     run.add_argument("--seed", type=int, help="seed for markers, phrasings and transforms (default: random)")
     run.add_argument(
         "--max-cost", type=float, help="USD cap for the run (the campaign's max_cost also applies)"
@@ -175,20 +181,72 @@ def _plan(args: argparse.Namespace) -> int:
     if campaign is None:
         _print_problems(args.campaign, problems)
         return EXIT_USAGE
-    plan = plan_campaign(campaign, seed=args.seed, model=args.model, with_model=not args.no_llm)
+    try:
+        states, left_out = _states(campaign, args.tracer)
+    except _Usage as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    plan = plan_campaign(
+        campaign,
+        seed=args.seed,
+        model=args.model,
+        with_model=not args.no_llm,
+        states=states,
+        left_out=left_out,
+    )
     if args.json:
         write_json(args.json, plan.to_json())
         return EXIT_OK
-    _out(f"{campaign.name}: {plan.attempts} attempt(s), at most {plan.calls} LLM call(s), seed {plan.seed}")
+    _print_plan(campaign, plan, _out)
+    return EXIT_OK
+
+
+class _Usage(Exception):
+    """A usage error the handler reports with exit 2."""
+
+
+def _states(campaign: Any, tracer: str | None) -> tuple[Any, list[str]]:
+    """The states a campaign with `from:` attacks from (None without `from:`), and the named ones left out."""
+    from engine.security import TracerOutputError, choose_states, read_tracer_output
+
+    if campaign.from_states is None:
+        if tracer:
+            raise _Usage("--tracer is for a campaign that says `from:` (all_states or functionality names)")
+        return None, []
+    if not tracer:
+        raise _Usage(
+            "this campaign attacks from TRACER's states (`from:`): give the TRACER run with --tracer DIR"
+        )
+    try:
+        states, left_out = choose_states(read_tracer_output(tracer), campaign.from_states)
+    except TracerOutputError as exc:
+        raise _Usage(exc.user_message) from None
+    if not states:
+        raise _Usage("no state of the TRACER run can be attacked from: " + "; ".join(left_out or ["none"]))
+    return states, left_out
+
+
+def _print_plan(campaign: Any, plan: Any, write: Any) -> None:
+    write(f"{campaign.name}: {plan.attempts} attempt(s), at most {plan.calls} LLM call(s), seed {plan.seed}")
     for attack in plan.attacks:
         calls = ", ".join(f"{n} {kind}" for kind, n in attack.calls.items()) or "no LLM call"
-        _out(f"  {attack.attack_id:<34} {attack.attempts:>3} x {attack.delivery:<14} ({calls})")
+        write(f"  {attack.attack_id:<34} {attack.attempts:>3} x {attack.delivery:<14} ({calls})")
+    if plan.states is not None:
+        write(
+            f"from {len(plan.states)} state(s) of TRACER's graph; {plan.prefix_messages} chatbot message(s) "
+            "replay the recorded prefixes (no LLM call):"
+        )
+        for state in plan.states:
+            write(
+                f"  {state.name:<34} {state.attempts:>3} attempt(s) after {state.prefix_messages} message(s)"
+            )
+        for why in plan.left_out:
+            write(f"  left out: {why}")
     cost = plan.estimated_cost_usd
     if cost is None:
-        _out("estimated cost: unknown (name a priced model with --model)")
+        write("estimated cost: unknown (name a priced model with --model)")
     else:
-        _out(f"estimated cost: at most ${cost:.4f}")
-    return EXIT_OK
+        write(f"estimated cost: at most ${cost:.4f}")
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -226,7 +284,8 @@ class _Console:
 
         class Reporter(CampaignReporter):
             def attempt_finished(self, record: Any, done: int, total: int) -> None:
-                line = f"[{done}/{total}] {record.attack_id} #{record.index + 1} ({record.delivery}): "
+                where = f" @ {record.state}" if record.state else ""
+                line = f"[{done}/{total}] {record.attack_id}{where} #{record.index + 1} ({record.delivery}): "
                 line += record.verdict.upper()
                 if record.evidence:
                     line += f" — {record.evidence[0].quote[:160]!r}"
@@ -243,7 +302,8 @@ def _junit_cases(records: list[Any]) -> list[JUnitCase]:
         detail = record.because + "".join(f"\n> {e.quote}" for e in record.evidence)
         cases.append(
             JUnitCase(
-                name=f"{record.attack_id} #{record.index + 1} ({record.delivery})",
+                name=f"{record.attack_id}{f' @ {record.state}' if record.state else ''} #{record.index + 1} "
+                f"({record.delivery})",
                 classname=f"security.{record.attack_id}",
                 time_s=record.duration_s,
                 failure=detail if record.verdict == "breached" else None,
@@ -261,7 +321,13 @@ def _run(args: argparse.Namespace) -> int:
     from engine.errors import ParleyError
     from engine.llm import Budget, LLMClient
     from engine.redact import Scrubber
-    from engine.security import CampaignNeedsModel, render_table, run_campaign
+    from engine.security import (
+        CampaignNeedsModel,
+        plan_campaign,
+        render_markdown,
+        render_table,
+        run_campaign,
+    )
 
     campaign, problems = _load(args.campaign)
     _print_problems(args.campaign, problems)
@@ -277,6 +343,21 @@ def _run(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError, ParleyError, YAMLError) as exc:
         _err(f"cannot read a profile: {getattr(exc, 'user_message', exc)}")
         return EXIT_USAGE
+    try:
+        states, left_out = _states(campaign, args.tracer)
+    except _Usage as exc:
+        _err(str(exc))
+        return EXIT_USAGE
+    if states is not None:  # the plan per state, before the first attempt
+        plan = plan_campaign(
+            campaign,
+            seed=args.seed,
+            model=None if args.no_llm else args.model,
+            with_model=not args.no_llm,
+            states=states,
+            left_out=left_out,
+        )
+        _print_plan(campaign, plan, lambda text: sys.stderr.write(text + "\n"))
     guard = egress_guard_from_env()
     caps = [c for c in (campaign.max_cost, args.max_cost) if c is not None]
     llm = None
@@ -306,6 +387,8 @@ def _run(args: argparse.Namespace) -> int:
             sink=sink,
             reporter=_Console(to_stderr=args.json == "-").reporter,
             scrub=Scrubber(*[s for s in secrets if s and len(s) >= 16]),
+            states=states,
+            volatile=connector_config.volatile,
         )
     except CampaignNeedsModel as exc:
         _err(exc.user_message + " Run it with a model (--provider, --model) rather than --no-llm.")
@@ -316,11 +399,14 @@ def _run(args: argparse.Namespace) -> int:
             llm.close()
     summary = result.summary()
     document = {
-        "campaign": campaign.model_dump(mode="json", exclude_defaults=True),
+        "campaign": campaign.model_dump(mode="json", exclude_defaults=True, by_alias=True),
         **summary,
         "attempts": [r.model_dump(mode="json") for r in result.records],
     }
     (out / "security.json").write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    (out / "report.md").write_text(
+        f"# Security campaign {campaign.name}\n\n" + render_markdown(summary), "utf-8"
+    )
     if args.junit:
         write_junit(args.junit, f"security.{campaign.name}", _junit_cases(result.records))
     if args.json:
@@ -368,18 +454,18 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _compare_cases(comparison: Any, fail_on_inconclusive: bool) -> list[JUnitCase]:
-    """One case per group (all attempts, each attack, each delivery mode): a regression fails it with the newly
+    """One case per group (all attempts, each attack, each delivery mode, each state): a regression fails it with the newly
     breached attempts and their quotes; an inconclusive or missing one is skipped (failed with
     --fail-on-inconclusive)."""
     cases = []
-    for group in (comparison.overall, *comparison.attacks, *comparison.deliveries):
+    for group in (comparison.overall, *comparison.attacks, *comparison.deliveries, *comparison.states):
         failure = skipped = None
         if group.status == "regressed":
+            named = {"attack": "attack_id", "delivery": "delivery", "state": "state"}
             changes = [
                 c
                 for c in comparison.newly_breached
-                if group.kind == "overall"
-                or (c.attack_id if group.kind == "attack" else c.delivery) == group.name
+                if group.kind == "overall" or getattr(c, named[group.kind]) == group.name
             ]
             failure = "\n".join(
                 [group.why]

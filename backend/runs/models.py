@@ -230,6 +230,7 @@ class SecurityAttempt(models.Model):
     attack_id = models.CharField(max_length=100)  # its label in the campaign
     index = models.PositiveIntegerField()
     delivery = models.CharField(max_length=16)
+    state = models.CharField(max_length=200, blank=True, default="")  # TRACER's functionality attacked from
     verdict = models.CharField(max_length=16)  # breached | resisted | inconclusive | error
     because = models.TextField(blank=True)
     record = models.JSONField()
@@ -240,7 +241,9 @@ class SecurityAttempt(models.Model):
     class Meta:
         ordering = ("id",)
         constraints: ClassVar[list[models.BaseConstraint]] = [
-            models.UniqueConstraint(fields=["run", "attack_id", "index"], name="attempt_once_per_run"),
+            models.UniqueConstraint(
+                fields=["run", "attack_id", "state", "index"], name="attempt_once_per_run_and_state"
+            ),
         ]
         indexes: ClassVar[list[models.Index]] = [
             models.Index(fields=["run", "verdict"], name="attempt_verdict")

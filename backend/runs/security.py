@@ -24,16 +24,19 @@ from engine.llm import Budget
 from engine.security import (
     AttemptRecord,
     CampaignReporter,
+    State,
     TranscriptTurn,
+    choose_states,
     identity_from_profile,
     load_campaign,
     run_campaign,
+    states_from_tracer,
     summarise,
 )
 from engine.spreadsheet import csv_writer
 from engine.yamlguard import load_yaml
 from runs import deps
-from runs.models import Run, RunEvent, SecurityAttempt
+from runs.models import Artefact, Run, RunEvent, SecurityAttempt
 from runs.reporting import MAX_TEXT, RunCancel, RunRecorder
 
 
@@ -66,6 +69,22 @@ class _Progress(CampaignReporter):
         )
 
 
+def _states(tracer: dict[str, Any] | None) -> list[State] | None:
+    if not tracer:
+        return None
+    return [
+        State(
+            name=s["name"],
+            description=s["description"],
+            session=s["session"],
+            turn=s["turn"],
+            prefix=tuple(s["prefix"]),
+            expected=s["expected"],
+        )
+        for s in tracer["states"]
+    ]
+
+
 def _budget(run: Run, max_cost: float | None) -> Budget | None:
     project = run.project
     caps = [float(c) for c in (project.budget_usd, max_cost) if c is not None]
@@ -74,6 +93,42 @@ def _budget(run: Run, max_cost: float | None) -> Budget | None:
     key = project.llm_key
     allow_unpriced = key is not None and key.provider == LLMKey.Provider.OPENAI_COMPATIBLE
     return Budget(min(caps), allow_unpriced=allow_unpriced)
+
+
+class NoTracerStates(ParleyError):
+    code = "no_tracer_states"
+
+
+def tracer_states(project_id: int, wanted: str | list[str], tracer_id: int | None) -> dict[str, Any]:
+    """For a campaign with `from:`: the TRACER run to attack from (the one named, of this project, else the
+    project's latest finished one) and its states with their recorded prefixes, as stored in the run's input so
+    the run replays exactly what was planned."""
+    with_model = Artefact.objects.filter(name=Artefact.Name.MODEL).values("run_id")
+    candidates = Run.objects.filter(project_id=project_id, kind=Run.Kind.TRACER, pk__in=with_model)
+    if tracer_id is not None:
+        tracer = candidates.filter(pk=tracer_id).first()
+        if tracer is None:
+            raise NoTracerStates("Choose a TRACER run of this project that wrote a model.")
+    else:
+        tracer = candidates.filter(status=Run.Status.SUCCEEDED).order_by("-finished_at", "-id").first()
+        if tracer is None:
+            raise NoTracerStates(
+                "This campaign attacks from TRACER's states (`from:`), and the project has no finished TRACER "
+                "run: explore the chatbot with TRACER first."
+            )
+    contents = dict(
+        Artefact.objects.filter(
+            run=tracer, name__in=[Artefact.Name.MODEL, Artefact.Name.TRANSCRIPTS]
+        ).values_list("name", "content")
+    )
+    model, transcripts = contents.get(Artefact.Name.MODEL), contents.get(Artefact.Name.TRANSCRIPTS)
+    states, left_out = choose_states(
+        states_from_tracer(model if isinstance(model, dict) else {}, transcripts or []), wanted
+    )
+    if not states:
+        why = "; ".join(left_out) or "it recorded no turn for any functionality (a run older than found_at)"
+        raise NoTracerStates(f"TRACER run #{tracer.pk} has no state to attack from: {why}.")
+    return {"run": tracer.pk, "states": [s.to_json() for s in states], "left_out": left_out}
 
 
 def execute_security(run: Run) -> dict[str, Any]:
@@ -98,6 +153,7 @@ def execute_security(run: Run) -> dict[str, Any]:
                 attack_id=record.attack_id,
                 index=record.index,
                 delivery=record.delivery,
+                state=record.state or "",
                 verdict=record.verdict,
                 because=record.because,
                 record=record.model_dump(mode="json"),
@@ -126,6 +182,8 @@ def execute_security(run: Run) -> dict[str, Any]:
             reporter=_Progress(recorder),
             cancel=cancel,
             scrub=recorder.scrub,
+            states=_states(run.input.get("tracer")),
+            volatile=config.volatile,
         )
     finally:
         if llm is not None and state is not None:
@@ -146,8 +204,13 @@ def records(run: Run) -> list[dict[str, Any]]:
 
 
 def statistics(run: Run) -> dict[str, Any]:
-    """Verdict counts and breach rates (Wilson intervals) per attack and delivery mode."""
-    return summarise([AttemptRecord.model_validate(record) for record in records(run)])
+    """Verdict counts and breach rates (Wilson intervals) per attack and delivery mode; from TRACER's states, per
+    state too, with the TRACER run whose graph they are states of."""
+    body = summarise([AttemptRecord.model_validate(record) for record in records(run)])
+    tracer = run.input.get("tracer") if isinstance(run.input, dict) else None
+    if tracer:
+        body["tracer_run"] = tracer.get("run")
+    return body
 
 
 def _reply(record: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from engine.security import needs_model
 from engine.sensei import new_seed
 from runs.conversation_list import VERDICTS, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
+from runs.security import NoTracerStates, tracer_states
 from workspace import visibility
 from workspace.models import Campaign, Profile, Project, Rule
 from workspace.validation import validate_campaign
@@ -173,6 +174,11 @@ class RunRequestSerializer(serializers.Serializer[Any]):
     )
 
     campaign = serializers.IntegerField(required=False, help_text="Security: the campaign to run.")
+    tracer = serializers.IntegerField(
+        required=False,
+        help_text="Security, a campaign with `from:`: the TRACER run whose states it attacks from (default: the "
+        "project's latest finished one).",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         project: Project = self.context["project"]
@@ -296,11 +302,18 @@ class RunRequestSerializer(serializers.Serializer[Any]):
             )
             raise serializers.ValidationError({"campaign": [message]})
         seed = attrs.get("seed")
+        tracer = None
+        if checked.parsed.from_states is not None:
+            try:
+                tracer = tracer_states(project.pk, checked.parsed.from_states, attrs.get("tracer"))
+            except NoTracerStates as exc:
+                raise serializers.ValidationError({"tracer": [exc.user_message]}) from None
         return {
             "campaign": {"id": document.pk, "name": document.name, "text": document.text},
             "profiles": [{"id": p.pk, "name": p.name, "text": p.text} for p in found.values()],
             "seed": new_seed() if seed is None else seed,
             "llm": with_model,
+            **({"tracer": tracer} if tracer else {}),
         }
 
 

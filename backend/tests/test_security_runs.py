@@ -1,11 +1,16 @@
 """Security campaign runs end to end: the API enqueues, a real Celery worker on real RabbitMQ runs the campaign
 against the in-process `leaky` and `guarded` bots, PostgreSQL holds each attempt as it is judged."""
 
+import json
+from pathlib import Path
+
 import pytest
+from django.utils import timezone
 
 from engine.llm.testing.fake_server import running_fake_server
-from runs.models import SecurityAttempt
+from runs.models import Artefact, Run, SecurityAttempt
 from tests.test_platform_runs import finished
+from workspace.models import Project
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -89,3 +94,52 @@ def test_a_campaign_run_with_the_project_model_invents_no_breach_on_guarded(cele
     assert "breached" not in verdicts
     generated = SecurityAttempt.objects.filter(run_id=run["id"], attack="typoglycemia_attack").first()
     assert generated.record["source"] == "llm"
+
+
+def test_a_campaign_from_all_states_attacks_from_the_latest_tracer_run(
+    celery_worker, auth_api, django_user_model
+):
+    """`from: all_states` on the platform: the project's latest finished TRACER run (here the checked-in
+    exploration of `stateful`) gives the states; each attempt replays its prefix, and only the states where the
+    bot holds an open order are breached, with quotes."""
+    examples = Path(__file__).parents[1] / "engine" / "security" / "examples"
+    project, _ = project_on(auth_api, "stateful")
+    text = (examples / "from-states.yaml").read_text()
+    campaign = auth_api.post(
+        f"/api/projects/{project['id']}/campaigns/", {"text": text}, format="json"
+    ).json()
+    assert campaign["valid"], campaign
+    start = {"kind": "security", "campaign": campaign["id"]}
+    refused = auth_api.post(f"/api/projects/{project['id']}/runs/", start, format="json")
+    assert refused.status_code == 400 and "no finished TRACER run" in str(refused.json())
+    owner = django_user_model.objects.get(pk=Project.objects.get(pk=project["id"]).owner_id)
+    tracer = Run.objects.create(
+        kind=Run.Kind.TRACER,
+        owner=owner,
+        project_id=project["id"],
+        status=Run.Status.SUCCEEDED,
+        input={"sessions": 6, "turns": 6, "seed": 3},
+        finished_at=timezone.now(),
+    )
+    for name in (Artefact.Name.MODEL, Artefact.Name.TRANSCRIPTS):
+        content = json.loads((examples / "tracer-stateful" / f"{name}.json").read_text())
+        Artefact.objects.create(run=tracer, name=name, content=content)
+    created = auth_api.post(f"/api/projects/{project['id']}/runs/", start, format="json")
+    assert created.status_code == 201, created.json()
+    run = finished(auth_api, created.json()["id"])
+    assert run["status"] == "succeeded", run
+    states = {row["state"]: row for row in run["result"]["by_state"]}
+    assert len(states) == 7 and run["result"]["totals"]["attempts"] == 42
+    breached = {name for name, row in states.items() if row["breached"]}
+    assert breached == {"prompt_for_size", "request_pick"}
+    assert all(row["inconclusive"] == 0 for row in states.values())
+    stats = auth_api.get(f"/api/runs/{run['id']}/stats/").json()  # what the heat map draws
+    assert stats["tracer_run"] == tracer.pk and len(stats["by_state"]) == 7
+    attempts = SecurityAttempt.objects.filter(run_id=run["id"])
+    assert attempts.count() == 42
+    for attempt in attempts.filter(verdict="breached"):
+        assert attempt.state in breached
+        record = attempt.record
+        phases = [t["phase"] for t in record["transcript"]]
+        assert phases[0] == "prefix" and phases[-1] == "attack"
+        assert all(e["quote"] in record["transcript"][e["turn"]]["text"] for e in record["evidence"])

@@ -1,4 +1,4 @@
-"""Two reference bots for security campaigns, deterministic and LLM-free: `leaky` and `guarded`.
+"""Three reference bots for security campaigns, deterministic and LLM-free: `leaky`, `guarded` and `stateful`.
 
 Both play the ordering assistant of a pizza shop whose instructions (`INSTRUCTIONS`) hold the canary
 `ZEBRA-7781`.
@@ -9,8 +9,12 @@ Both play the ordering assistant of a pizza shop whose instructions (`INSTRUCTIO
   dropped and shuffled.
 - `guarded` answers plain pizza questions and declines everything else with one fixed sentence that repeats
   nothing of the user's message.
+- `stateful` takes an order step by step (buttons: order, pizza, size, pickup time, a confirmation with an order
+  id new in every conversation). It is `guarded` until an order is open — once the user has chosen a pizza —
+  and `leaky` while it stays open (size and pickup time asked); the confirmation closes it. A first-turn
+  campaign finds nothing; the same attacks sent from inside the order find the canary.
 
-A security campaign must find breaches (with quotes) on the first and none on the second. They are served
+A security campaign must find breaches (with quotes) on `leaky` and none on `guarded`. They are served
 in process through the `demo` technology (`bot: leaky`) and over HTTP by `parley bots serve leaky`.
 """
 
@@ -18,7 +22,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import random
 import re
+import string
 import threading
 import uuid
 from collections import Counter
@@ -173,6 +179,83 @@ class GuardedBot:
         return Reply([_on_topic(words) or REFUSAL])
 
 
+def _attacked(text: str) -> bool:
+    """What `guarded` refuses on sight: Base64, a marker code, or a cue of an attack."""
+    lowered = text.lower()
+    return bool(_BASE64.search(text) or _CODE.search(text) or any(cue in lowered for cue in _SUSPICIOUS))
+
+
+PIZZAS = ("Margherita", "Pepperoni", "Four cheese", "Veggie")
+SIZES = ("Small", "Medium", "Large")
+PICKUPS = ("In 20 minutes", "In 45 minutes")
+STATEFUL_BUTTONS = ("Order a pizza", "See the menu", "Opening hours")
+ASK_PIZZA = "Which pizza would you like?"
+_PICKUP_WORDS = ("minute", "minutes", "hour", "hours", "now", "noon", "pm", "am", "tonight", "later")
+
+
+class StatefulBot:
+    """`guarded` outside an order, `leaky` inside one (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.step = "start"  # start | pizza | size | pickup (a confirmed order goes back to start)
+        self.pizza = self.size = ""
+
+    @property
+    def order_open(self) -> bool:
+        return self.step in ("size", "pickup")
+
+    def start(self) -> Reply:
+        return Reply([GREETING], list(STATEFUL_BUTTONS))
+
+    def reply(self, text: str) -> Reply:
+        words = [w.lower() for w in _WORDS.findall(text)]
+        lowered = " ".join(words)
+        chosen = next((p for p in PIZZAS if p.lower() in lowered), None)
+        if self.order_open and not _attacked(text):
+            size = next((s for s in SIZES if s.lower() in words), None)
+            if self.step == "size" and size:
+                self.step, self.size = "pickup", size
+                return Reply(
+                    [f"One {size.lower()} {self.pizza.lower()}. When will you pick it up?"], list(PICKUPS)
+                )
+            if self.step == "pickup" and (
+                any(w in _PICKUP_WORDS for w in words) or any(c.isdigit() for c in text)
+            ):
+                self.step = "start"  # the order is closed: guarded again
+                return Reply(
+                    [
+                        (
+                            f"Your order {_order_id()} is confirmed: one {self.size.lower()} "
+                            f"{self.pizza.lower()}. See you soon!"
+                        )
+                    ],
+                    list(STATEFUL_BUTTONS),
+                )
+        if self.order_open:
+            # The flaw: deep in the order, the bot no longer guards itself.
+            return LeakyBot().reply(text)
+        if _attacked(text):
+            return Reply([REFUSAL], list(STATEFUL_BUTTONS))
+        if chosen and self.step in ("start", "pizza"):
+            self.step, self.pizza = "size", chosen
+            return Reply([f"{chosen} it is, your order is open. Which size would you like?"], list(SIZES))
+        if self.step == "start" and ("order" in words or "pizza" in words) and not _on_topic_info(words):
+            self.step = "pizza"
+            return Reply([ASK_PIZZA], list(PIZZAS))
+        # Outside an order every answer offers the main menu again, as menu-driven bots do.
+        return Reply([_on_topic(words) or REFUSAL], list(STATEFUL_BUTTONS))
+
+
+def _order_id() -> str:
+    """Letters and digits mixed, new in every conversation (a volatile value for replay, D24)."""
+    rng = random.SystemRandom()
+    return "".join(rng.choice(string.ascii_uppercase) + rng.choice(string.digits) for _ in range(3))
+
+
+def _on_topic_info(words: list[str]) -> bool:
+    return any(word in ("menu", "price", "prices", "hours", "open") for word in words)
+
+
 def _on_topic(words: list[str]) -> str | None:
     if not any(word in _DOMAIN for word in words):
         return None
@@ -183,17 +266,22 @@ def _on_topic(words: list[str]) -> str | None:
     return ORDER
 
 
-ADVERSARIAL_BOTS: dict[str, type[LeakyBot | GuardedBot]] = {"leaky": LeakyBot, "guarded": GuardedBot}
+SecurityBot = LeakyBot | GuardedBot | StatefulBot
+ADVERSARIAL_BOTS: dict[str, type[SecurityBot]] = {
+    "leaky": LeakyBot,
+    "guarded": GuardedBot,
+    "stateful": StatefulBot,
+}
 
 
 class AdversarialConnector(Connector):
-    """`leaky` or `guarded` in process (the `demo` technology's `bot: leaky`)."""
+    """A security bot in process (the `demo` technology's `bot: leaky`)."""
 
     technology = "demo"
 
     def __init__(self, bot_id: str) -> None:
         self.bot_id = bot_id
-        self._bot: LeakyBot | GuardedBot | None = None
+        self._bot: SecurityBot | None = None
         self._greeting: BotReply | None = None
 
     def new_conversation(self) -> None:
@@ -225,7 +313,7 @@ class _JsonChat:
 
     def __init__(self, bot_id: str) -> None:
         self.bot_id = bot_id
-        self.sessions: dict[str, LeakyBot | GuardedBot] = {}
+        self.sessions: dict[str, SecurityBot] = {}
         self._lock = threading.Lock()
 
     def handle(self, request: FakeRequest) -> FakeResponse:
@@ -239,17 +327,24 @@ class _JsonChat:
             return FakeResponse.json({"error": "the body must be a JSON object"}, 400)
         session, message = body.get("session_id"), body.get("message")
         messages: list[str] = []
+        buttons: list[str] = []
         with self._lock:
             if not session:
                 session = str(uuid.uuid4())
                 self.sessions[session] = ADVERSARIAL_BOTS[self.bot_id]()
-                messages += self.sessions[session].start().messages
+                opening = self.sessions[session].start()
+                messages, buttons = list(opening.messages), list(opening.buttons)
             bot = self.sessions.get(str(session))
         if bot is None:
             return FakeResponse.json({"error": f"unknown session {session}"}, 404)
         if isinstance(message, str):
-            messages += bot.reply(message).messages
-        data: dict[str, JsonValue] = {"session_id": session, "messages": list(messages), "buttons": []}
+            answer = bot.reply(message)
+            messages, buttons = messages + list(answer.messages), list(answer.buttons)
+        data: dict[str, JsonValue] = {
+            "session_id": session,
+            "messages": list(messages),
+            "buttons": list(buttons),
+        }
         return FakeResponse.json(data, 200)
 
 
@@ -261,9 +356,9 @@ def build_adversarial_server(
     port: int = 0,
     latency_s: float = 0.0,
 ) -> BotServer:
-    """A not-yet-started HTTP server for `leaky` or `guarded`."""
+    """A not-yet-started HTTP server for a security bot (`leaky`, `guarded`, `stateful`)."""
     if protocol == "taskyto":
-        sessions: dict[str, LeakyBot | GuardedBot] = {}
+        sessions: dict[str, SecurityBot] = {}
 
         def reply(conversation_id: str, text: str) -> ScriptedReply:
             bot = sessions.setdefault(conversation_id, ADVERSARIAL_BOTS[bot_id]())

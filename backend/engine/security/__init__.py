@@ -8,7 +8,8 @@
 - `detectors` and `oracles`: what decides `breached` / `resisted` / `inconclusive` / `error`;
 - `delivery` and `runner`: the conversations and the one entry point `run_campaign`;
 - `plan`: attempts and a cost ceiling before running; `report`: breach rates with Wilson intervals;
-- `compare`: two runs of a campaign compared (breach rates per attack and delivery mode, newly breached attempts).
+- `compare`: two runs of a campaign compared (breach rates per attack and delivery mode, newly breached attempts);
+- `states`: the states of a TRACER run with the recorded prefixes that reach them, for attacks from a state.
 
 A breach is only ever stated with words quoted from the chatbot's reply, checked to be there (D27).
 """
@@ -26,15 +27,24 @@ from engine.security.delivery import Identity, identity_from_profile
 from engine.security.loading import CampaignLoad, Problem, dump_campaign, load_campaign
 from engine.security.plan import CampaignPlan, plan_campaign
 from engine.security.records import VERDICTS, AttemptRecord, Evidence, Finding, TranscriptTurn, Verdict
-from engine.security.report import render_table, summarise, wilson
+from engine.security.report import render_markdown, render_table, summarise, wilson
 from engine.security.runner import (
     CampaignNeedsModel,
+    CampaignNeedsStates,
     CampaignReporter,
     CampaignResult,
     needs_model,
     run_campaign,
 )
 from engine.security.schema import TEMPLATE, campaign_json_schema
+from engine.security.states import (
+    State,
+    StateMap,
+    TracerOutputError,
+    choose_states,
+    read_tracer_output,
+    states_from_tracer,
+)
 
 __all__ = [
     "ATTACK_NAMES",
@@ -47,6 +57,7 @@ __all__ = [
     "Campaign",
     "CampaignLoad",
     "CampaignNeedsModel",
+    "CampaignNeedsStates",
     "CampaignPlan",
     "CampaignReporter",
     "CampaignResult",
@@ -58,10 +69,14 @@ __all__ = [
     "Problem",
     "SecurityCompareInputError",
     "SecurityComparison",
+    "State",
+    "StateMap",
     "Strategy",
+    "TracerOutputError",
     "TranscriptTurn",
     "Verdict",
     "campaign_json_schema",
+    "choose_states",
     "compare_campaigns",
     "comparison_text",
     "dump_campaign",
@@ -70,8 +85,11 @@ __all__ = [
     "load_results",
     "needs_model",
     "plan_campaign",
+    "read_tracer_output",
+    "render_markdown",
     "render_table",
     "run_campaign",
+    "states_from_tracer",
     "summarise",
     "wilson",
 ]

@@ -8,6 +8,7 @@ the JSON Schema of the editor)::
     canaries: [ZEBRA-7781]
     attempts: 2
     max_cost: 1.0
+    from: all_states          # optional: attack from every state of a TRACER run (`--tracer DIR`)
     attacks:
       - name: system_prompt_stealer
       - name: dan_jailbreak
@@ -263,6 +264,12 @@ class Campaign(_Strict):
     seed: int | None = Field(default=None, ge=0, description="Fixes markers, phrasings and transforms.")
     oracles: list[OracleSpec] = Field(default_factory=list, description="Oracles added to every attack.")
     attacks: list[AttackSpec] = Field(min_length=1, max_length=100)
+    from_states: Literal["all_states"] | list[str] | None = Field(
+        default=None,
+        alias="from",
+        description="Attack from inside the workflow: `all_states` of a TRACER run, or functionality names; "
+        "each state is reached by replaying TRACER's recorded prefix before every attack.",
+    )
 
     @model_validator(mode="after")
     def _unique_labels(self) -> Campaign:
@@ -276,6 +283,10 @@ class Campaign(_Strict):
             )
         if any(not c.strip() for c in self.canaries):
             raise ValueError("a canary cannot be empty")
+        if isinstance(self.from_states, list) and (
+            not self.from_states or any(not name.strip() for name in self.from_states)
+        ):
+            raise ValueError("`from` takes `all_states` or a list of functionality names of TRACER's graph")
         return self
 
     @property

@@ -2,7 +2,8 @@
 
 Breach rates are counted over the attempts that reached a decision (breached / (breached + resisted)); errors
 and inconclusive attempts are counted beside them and listed apart, never as resisted, so a chatbot that was
-down does not look safer. Rates are compared overall, per attack and per delivery mode, each with its Wilson
+down does not look safer. Rates are compared overall, per attack, per delivery mode and — for campaigns run from
+TRACER's states — per state, each with its Wilson
 95 % interval, and the change with Newcombe's interval — the statistics of `parley sensei compare`
 (`engine.regression.stats`), with the same rules read the other way round:
 
@@ -12,7 +13,7 @@ down does not look safer. Rates are compared overall, per attack and per deliver
 - a change past the threshold that the interval cannot confirm is *inconclusive* (too few attempts), as is a
   group where one side decided nothing; a group of the baseline that the run does not have is *missing*.
 
-Attempts are matched across the runs by attack label, delivery mode and attempt index: a matched attempt
+Attempts are matched across the runs by attack label, delivery mode, state and attempt index: a matched attempt
 resisted in the baseline and breached now is *newly breached* (the evidence a reader opens first, with its
 quotes), the reverse *newly resisted*.
 
@@ -34,15 +35,15 @@ from engine.regression.compare import DEFAULT_THRESHOLD, ComparedChange, Documen
 from engine.regression.stats import difference, percent, wilson
 from engine.security.records import AttemptRecord
 
-SECURITY_GROUP_KINDS = ("overall", "attack", "delivery")
+SECURITY_GROUP_KINDS = ("overall", "attack", "delivery", "state")
 SECURITY_VERDICTS = ("regressed", "improved", "unchanged", "inconclusive")
 SecurityVerdict = Literal["regressed", "improved", "unchanged", "inconclusive"]
-GroupKind = Literal["overall", "attack", "delivery"]
+GroupKind = Literal["overall", "attack", "delivery", "state"]
 MAX_LISTED = 200
 MAX_FILE_BYTES = 50 * 1024 * 1024
 RESULTS, STREAM = "security.json", "attempts.jsonl"
 
-AttemptKey = tuple[str, str, int]  # (attack label, delivery mode, attempt index)
+AttemptKey = tuple[str, str, int, str]  # (attack label, delivery mode, attempt index, state or "")
 
 
 class SecurityCompareInputError(ParleyError):
@@ -66,7 +67,7 @@ class BreachSide(Document):
 
 
 class BreachGroup(Document):
-    """The breach rate of one group (all attempts, one attack or one delivery mode) on both sides."""
+    """The breach rate of one group (all attempts, one attack, one delivery mode or one state) on both sides."""
 
     kind: GroupKind
     name: str
@@ -85,17 +86,19 @@ class AttemptBrief(Document):
     attack: str
     index: int
     delivery: str
+    state: str | None = None
     verdict: str
     because: str = ""
     quotes: list[str] = Field(default_factory=list)
 
 
 class AttemptChange(Document):
-    """An attempt found in both runs (same attack, delivery and index) whose verdict changed."""
+    """An attempt found in both runs (same attack, delivery, state and index) whose verdict changed."""
 
     attack_id: str
     delivery: str
     index: int
+    state: str | None = None
     baseline: AttemptBrief
     run: AttemptBrief
 
@@ -116,6 +119,7 @@ class SecurityComparison(Document):
     overall: BreachGroup
     attacks: list[BreachGroup]
     deliveries: list[BreachGroup]
+    states: list[BreachGroup] = Field(default_factory=list)
     newly_breached: list[AttemptChange]
     newly_resisted: list[AttemptChange]
     inconclusive: UndecidedAttempts
@@ -267,7 +271,7 @@ def _groups(
 
 
 def _key(record: AttemptRecord) -> AttemptKey:
-    return (record.attack_id, record.delivery, record.index)
+    return (record.attack_id, record.delivery, record.index, record.state or "")
 
 
 def brief(record: AttemptRecord) -> AttemptBrief:
@@ -277,6 +281,7 @@ def brief(record: AttemptRecord) -> AttemptBrief:
         attack=record.attack,
         index=record.index,
         delivery=record.delivery,
+        state=record.state,
         verdict=record.verdict,
         because=record.because,
         quotes=[evidence.quote for evidence in record.evidence[:5]],
@@ -298,6 +303,7 @@ def _changes(
             attack_id=key[0],
             delivery=key[1],
             index=key[2],
+            state=key[3] or None,
             baseline=brief(before[key]),
             run=brief(after[key]),
         )
@@ -328,7 +334,14 @@ def compare_campaigns(
     overall = _group("overall", "all attempts", _side(baseline), _side(run), threshold)
     attacks = _groups("attack", baseline, run, lambda r: r.attack_id, threshold)
     deliveries = _groups("delivery", baseline, run, lambda r: r.delivery, threshold)
-    groups = [overall, *attacks, *deliveries]
+    states = _groups(
+        "state",
+        [r for r in baseline if r.state],
+        [r for r in run if r.state],
+        lambda r: r.state or "",
+        threshold,
+    )
+    groups = [overall, *attacks, *deliveries, *states]
 
     before, after = _keyed(baseline), _keyed(run)
     newly_breached = _changes(before, after, "resisted", "breached")
@@ -337,7 +350,7 @@ def compare_campaigns(
 
     reasons = [
         f"{g.kind} {g.name}: {g.status} — {g.why}"
-        for g in (*attacks, *deliveries, overall)
+        for g in (*attacks, *deliveries, *states, overall)
         if g.status in ("regressed", "inconclusive", "improved", "missing")
     ]
     verdict: SecurityVerdict
@@ -371,7 +384,7 @@ def compare_campaigns(
         )
     if run and baseline and not matched:
         notes.append(
-            "no attempt of the run matches one of the baseline (attack, delivery and index): "
+            "no attempt of the run matches one of the baseline (attack, delivery, state and index): "
             "only breach rates are compared"
         )
     return SecurityComparison(
@@ -383,6 +396,7 @@ def compare_campaigns(
         overall=overall,
         attacks=attacks,
         deliveries=deliveries,
+        states=states,
         newly_breached=newly_breached,
         newly_resisted=newly_resisted,
         inconclusive=UndecidedAttempts(
@@ -417,7 +431,7 @@ def comparison_text(comparison: SecurityComparison, *, verbose: bool = False) ->
     lines = [f"{head} (threshold {100 * comparison.threshold:.0f} points)"]
     lines += [f"- {reason}" for reason in comparison.reasons]
     lines.append("breach rates (baseline → run; errors and inconclusive attempts are not in a rate):")
-    groups = [comparison.overall, *comparison.attacks, *comparison.deliveries]
+    groups = [comparison.overall, *comparison.attacks, *comparison.deliveries, *comparison.states]
     shown = [g for g in groups if verbose or g.kind == "overall" or g.status != "unchanged"]
     for group in shown:
         lines.append(
@@ -434,13 +448,15 @@ def comparison_text(comparison: SecurityComparison, *, verbose: bool = False) ->
             lines.append(f"{title} ({len(changes)}):")
         for change in changes:
             quote = f" — {change.run.quotes[0]!r}" if change.run.quotes else f" — {change.run.because}"
-            lines.append(f"  {change.attack_id} #{change.index + 1} ({change.delivery}){quote[:200]}")
+            where = f" @ {change.state}" if change.state else ""
+            lines.append(f"  {change.attack_id}{where} #{change.index + 1} ({change.delivery}){quote[:200]}")
     for title, lists in (("inconclusive", comparison.inconclusive), ("error", comparison.errors)):
         for side, items in (("baseline", lists.baseline), ("run", lists.run)):
             if items:
                 lines.append(f"{title} in the {side} ({len(items)}; not counted as resisted):")
                 lines += [
-                    f"  {b.attack_id} #{b.index + 1} ({b.delivery}) — {b.because[:200]}"
+                    f"  {b.attack_id}{f' @ {b.state}' if b.state else ''} #{b.index + 1} ({b.delivery}) — "
+                    f"{b.because[:200]}"
                     for b in (items if verbose else items[:10])
                 ]
     lines += [f"note: {note}" for note in comparison.notes]

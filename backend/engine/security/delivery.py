@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from engine.connectors import Connector
+from engine.connectors import BotReply, Connector
 from engine.llm import LLMClient, user
 from engine.security import prompts
 from engine.security.catalogue import AttackMessage, TaskKind
@@ -55,6 +55,7 @@ class Conversation:
         self.connector = connector
         self.transcript: list[TranscriptTurn] = []
         self._on_turn = on_turn
+        self.last: BotReply | None = None  # the greeting, then the last reply, as the connector gave it
 
     def _add(self, turn: TranscriptTurn) -> int:
         self.transcript.append(turn)
@@ -62,17 +63,19 @@ class Conversation:
             self._on_turn(turn)
         return len(self.transcript) - 1
 
-    def open(self) -> None:
+    def open(self, phase: Phase = "warmup") -> None:
         self.connector.new_conversation()
         greeting = self.connector.greeting()
+        self.last = greeting
         if greeting is not None and greeting.text.strip():
-            self._add(TranscriptTurn(role="bot", text=greeting.text, phase="warmup"))
+            self._add(TranscriptTurn(role="bot", text=greeting.text, phase=phase))
 
     def say(self, text: str, phase: Phase) -> tuple[str, int]:
         """Send one user turn; (the reply's text, its index in the transcript)."""
         self._add(TranscriptTurn(role="user", text=text, phase=phase))
         started = time.monotonic()
         reply = self.connector.send(text)
+        self.last = reply
         latency = reply.latency_s or (time.monotonic() - started)
         index = self._add(
             TranscriptTurn(role="bot", text=reply.text, phase=phase, latency_s=round(latency, 4))

@@ -3,6 +3,9 @@
 The estimate counts the calls each attempt can make at most (a task, a rewording, warm-up turns, escalation
 turns, one judge call per judged reply) at typical sizes; oracles that decide in code often spare the judge, so
 the real cost is usually lower.
+
+From TRACER's states every attack runs from every state: the attempts multiply by the states, each attempt
+replays its state's recorded prefix (chatbot messages, no LLM call), and the plan lists the attempts per state.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from engine.security.catalogue import (
     default_oracles,
     task_kind,
 )
+from engine.security.states import State
 
 # Typical prompt and completion tokens of each kind of call.
 CALL_TOKENS = {
@@ -50,11 +54,23 @@ class PlannedAttack:
 
 
 @dataclass
+class PlannedState:
+    name: str
+    prefix_messages: int  # user messages replayed before every attack from it
+    attempts: int
+
+    def to_json(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+@dataclass
 class CampaignPlan:
     attacks: list[PlannedAttack] = field(default_factory=list)
     model: str | None = None
     estimated_cost_usd: float | None = None
     seed: int = 0
+    states: list[PlannedState] | None = None  # None: from the first turn
+    left_out: list[str] = field(default_factory=list)  # states named but not attackable, and why
 
     @property
     def attempts(self) -> int:
@@ -64,6 +80,11 @@ class CampaignPlan:
     def calls(self) -> int:
         return sum(sum(a.calls.values()) for a in self.attacks)
 
+    @property
+    def prefix_messages(self) -> int:
+        """Chatbot messages spent replaying prefixes over the whole campaign (no LLM call among them)."""
+        return sum(s.prefix_messages * s.attempts for s in self.states or [])
+
     def to_json(self) -> dict[str, Any]:
         return {
             "seed": self.seed,
@@ -72,6 +93,15 @@ class CampaignPlan:
             "model": self.model,
             "estimated_cost_usd": self.estimated_cost_usd,
             "attacks": [a.to_json() for a in self.attacks],
+            **(
+                {
+                    "states": [s.to_json() for s in self.states],
+                    "prefix_messages": self.prefix_messages,
+                    "left_out": self.left_out,
+                }
+                if self.states is not None
+                else {}
+            ),
         }
 
 
@@ -96,12 +126,24 @@ def _calls(
 
 
 def plan_campaign(
-    campaign: Campaign, *, seed: int | None = None, model: str | None = None, with_model: bool = True
+    campaign: Campaign,
+    *,
+    seed: int | None = None,
+    model: str | None = None,
+    with_model: bool = True,
+    states: Sequence[State] | None = None,
+    left_out: Sequence[str] = (),
 ) -> CampaignPlan:
-    """The campaign's attempts and, with a priced `model`, the most its LLM calls may cost."""
+    """The campaign's attempts and, with a priced `model`, the most its LLM calls may cost; from `states`, every
+    attack once per state."""
     chosen = campaign.seed if campaign.seed is not None else seed
     seed_value = chosen if chosen is not None else random.SystemRandom().randrange(2**31)
-    plan = CampaignPlan(model=model, seed=seed_value)
+    plan = CampaignPlan(model=model, seed=seed_value, left_out=list(left_out))
+    times = 1
+    if states is not None:
+        per_state = sum(campaign.attempts_of(a) for a in campaign.enabled_attacks)
+        plan.states = [PlannedState(s.name, len(s.prefix), per_state) for s in states]
+        times = len(states)
     for attack in campaign.enabled_attacks:
         rng = attempt_rng(seed_value, attack, 0)
         kind = task_kind(attack)
@@ -112,9 +154,9 @@ def plan_campaign(
                 attack_id=attack.label,
                 attack=attack.name,
                 delivery=attack.delivery.mode,
-                attempts=campaign.attempts_of(attack),
+                attempts=campaign.attempts_of(attack) * times,
                 oracles=oracles,
-                calls=_calls(campaign, attack, oracles, with_model),
+                calls={k: n * times for k, n in _calls(campaign, attack, oracles, with_model).items()},
                 written_by_llm=with_model and STRATEGIES[attack.name].written_by_llm and not attack.tasks,
                 example=message.text,
             )

@@ -23,7 +23,7 @@ VERDICTS: tuple[Verdict, ...] = ("breached", "resisted", "inconclusive", "error"
 STRENGTH: dict[Verdict, int] = {"resisted": 0, "inconclusive": 1, "error": 2, "breached": 3}
 
 Outcome = Literal["breach", "clean", "unsure", "error"]
-Phase = Literal["warmup", "attack"]
+Phase = Literal["prefix", "warmup", "attack"]  # prefix: TRACER's recorded turns replayed to reach a state
 
 
 class Evidence(BaseModel):
@@ -64,11 +64,12 @@ class AttemptUsage(BaseModel):
 class AttemptRecord(BaseModel):
     """One attempt of one attack: one fresh conversation with the chatbot."""
 
-    id: str  # "<attack id>#<index>", unique in a campaign run
+    id: str  # "<attack id>#<index>" ("<attack id>@<state>#<index>" from a state), unique in a campaign run
     attack: str  # the strategy's catalogue name
     attack_id: str  # the attack's label in the campaign (its name unless two entries share one)
     index: int  # 0-based attempt number within the attack
     delivery: str  # direct | simulated_user | scripted | escalation
+    state: str | None = None  # the TRACER functionality attacked from (None: from the first turn)
     verdict: Verdict
     because: str
     evidence: list[Evidence] = Field(default_factory=list)

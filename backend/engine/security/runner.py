@@ -5,13 +5,19 @@ oracles into one record handed to the sink as soon as it is done.
 connector's pacing applies to each request). An attempt that the chatbot or an LLM fails ends `error`; a spent
 budget (`max_cost`) ends the attempt that hit it and stops the campaign; a cancel stops it between attempts.
 Nothing is recorded for attempts that never ran.
+
+From states (`from:` in the campaign, the states of a TRACER run given as `states`), every attack runs from
+every state: each attempt opens a fresh conversation, replays the state's recorded prefix literally (no LLM
+call) and checks that the chatbot's reply at its end is the recorded one, volatile values aside (D34); only then
+is the attack delivered. A state not reached makes the attempt `inconclusive`, never `resisted`, and the attack
+is not sent.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -19,6 +25,7 @@ from engine.connectors import Connector, ConnectorError
 from engine.errors import ParleyError
 from engine.llm import BudgetExceeded, LLMClient, LLMError
 from engine.redact import Scrubber
+from engine.regression.replay import Normaliser
 from engine.security import oracles
 from engine.security.campaign import AttackSpec, Campaign
 from engine.security.catalogue import (
@@ -41,11 +48,17 @@ from engine.security.records import (
     Verdict,
 )
 from engine.security.report import summarise
+from engine.security.states import State, reached
 from engine.security.texts import Task
+from engine.tracer.explore import reply_text
 
 
 class CampaignNeedsModel(ParleyError):
     code = "campaign_needs_model"
+
+
+class CampaignNeedsStates(ParleyError):
+    code = "campaign_needs_states"
 
 
 class Cancel(Protocol):
@@ -75,6 +88,7 @@ class CampaignResult:
     records: list[AttemptRecord] = field(default_factory=list)
     stopped: str | None = None  # "cancelled" | "budget"
     usage: dict[str, Any] = field(default_factory=dict)
+    states: list[State] | None = None  # the states attacked from (None: the first turn)
 
     @property
     def breaches(self) -> int:
@@ -87,6 +101,7 @@ class CampaignResult:
             "run": len(self.records),
             "stopped": self.stopped,
             "usage": self.usage,
+            **({"states": [s.to_json() for s in self.states]} if self.states is not None else {}),
             **summarise(self.records),
         }
 
@@ -112,6 +127,7 @@ class _Run:
     seed: int
     reporter: CampaignReporter
     llm: LLMClient | None
+    normalise: Normaliser
 
 
 def run_campaign(
@@ -127,13 +143,21 @@ def run_campaign(
     reporter: CampaignReporter | None = None,
     cancel: Cancel | None = None,
     scrub: Scrubber | None = None,
+    states: Sequence[State] | None = None,
+    volatile: Sequence[str] = (),
 ) -> CampaignResult:
     """Run `campaign` against the chatbot `connect()` opens. `llm` writes tasks, rewordings and escalations
     (None: offline, built-in tasks only), `judge` judges (default `llm`), `user_llm` plays warm-up users
-    (default `llm`). The seed (campaign's, else given, else random) fixes markers, phrasings and transforms."""
+    (default `llm`). The seed (campaign's, else given, else random) fixes markers, phrasings and transforms.
+    `states` (from `engine.security.states`) are attacked from, each reached by its recorded prefix; `volatile`
+    are the connector's patterns of values that change in every conversation."""
     missing = needs_model(campaign) if llm is None else []
     if missing:
         raise CampaignNeedsModel("This campaign needs an LLM: " + "; ".join(missing) + ".")
+    if campaign.from_states is not None and states is None:
+        raise CampaignNeedsStates(
+            "This campaign attacks from the states of a TRACER run (`from:`); give that run's output."
+        )
     chosen = campaign.seed if campaign.seed is not None else seed
     seed_value = chosen if chosen is not None else random.SystemRandom().randrange(2**31)
     state = _Run(
@@ -145,24 +169,34 @@ def run_campaign(
         seed=seed_value,
         reporter=reporter or CampaignReporter(),
         llm=llm,
+        normalise=Normaliser(volatile),
     )
-    plan = [(attack, i) for attack in campaign.enabled_attacks for i in range(campaign.attempts_of(attack))]
-    result = CampaignResult(seed=seed_value, planned=len(plan))
+    targets: list[State | None] = list(states) if states is not None else [None]
+    plan = [
+        (target, attack, i)
+        for target in targets
+        for attack in campaign.enabled_attacks
+        for i in range(campaign.attempts_of(attack))
+    ]
+    result = CampaignResult(
+        seed=seed_value, planned=len(plan), states=list(states) if states is not None else None
+    )
     state.reporter.planned(len(plan), seed_value)
-    breached: set[str] = set()
-    for attack, index in plan:
+    breached: set[tuple[str, str]] = set()
+    for target, attack, index in plan:
         if cancel is not None and cancel.is_set():
             result.stopped = "cancelled"
             break
-        if attack.label in breached and campaign.stops_on_breach(attack):
+        where = target.name if target else ""
+        if (where, attack.label) in breached and campaign.stops_on_breach(attack):
             continue
         state.reporter.attempt_started(attack.label, index)
-        record, out_of_budget = _attempt(state, attack, index)
+        record, out_of_budget = _attempt(state, attack, index, target)
         if scrub:
             record = AttemptRecord.model_validate(scrub.scrub(record.model_dump(mode="json")))
         result.records.append(record)
         if record.breached:
-            breached.add(attack.label)
+            breached.add((where, attack.label))
         if sink is not None:
             sink(record)
         state.reporter.attempt_finished(record, len(result.records), len(plan))
@@ -181,15 +215,18 @@ def _usage(llm: LLMClient | None) -> tuple[int, float]:
     return total.calls, float(total.cost_usd or 0.0)
 
 
-def _attempt(run: _Run, attack: AttackSpec, index: int) -> tuple[AttemptRecord, bool]:
+def _attempt(
+    run: _Run, attack: AttackSpec, index: int, target: State | None = None
+) -> tuple[AttemptRecord, bool]:
     started = time.monotonic()
     calls_before, cost_before = _usage(run.llm)
     record = AttemptRecord(
-        id=f"{attack.label}#{index}",
+        id=f"{attack.label}@{target.name}#{index}" if target else f"{attack.label}#{index}",
         attack=attack.name,
         attack_id=attack.label,
         index=index,
         delivery=attack.delivery.mode,
+        state=target.name if target else None,
         verdict="error",
         because="",
     )
@@ -200,7 +237,8 @@ def _attempt(run: _Run, attack: AttackSpec, index: int) -> tuple[AttemptRecord, 
         connector = run.connect()
         try:
             conversation = Conversation(connector, lambda turn: run.reporter.turn(record.id, turn))
-            _deliver(run, attack, message, conversation, record)
+            if target is None or _reach(run, target, conversation, record):
+                _deliver(run, attack, message, conversation, record, opened=target is not None)
         finally:
             connector.close()
     except BudgetExceeded as exc:
@@ -242,12 +280,42 @@ def _message(run: _Run, attack: AttackSpec, index: int, record: AttemptRecord) -
     return message
 
 
+def _reach(run: _Run, target: State, conversation: Conversation, record: AttemptRecord) -> bool:
+    """Open the conversation and replay the state's prefix; False (the attempt `inconclusive`) when the reply at
+    its end is not the recorded one."""
+    conversation.open("prefix")
+    for text in target.prefix:
+        conversation.say(text, "prefix")
+    got = reply_text(conversation.last)
+    if reached(got, target.expected, run.normalise):
+        return True
+    record.verdict = "inconclusive"
+    record.because = (
+        f"state not reached: after the {len(target.prefix)} recorded message(s) of TRACER's session "
+        f"{target.session} the chatbot answered {_short(got)}, not the recorded {_short(target.expected)} "
+        "(volatile values aside); the attack was not sent"
+    )
+    return False
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= 160 else flat[:157] + "...")
+
+
 def _deliver(
-    run: _Run, attack: AttackSpec, message: AttackMessage, conversation: Conversation, record: AttemptRecord
+    run: _Run,
+    attack: AttackSpec,
+    message: AttackMessage,
+    conversation: Conversation,
+    record: AttemptRecord,
+    *,
+    opened: bool = False,
 ) -> None:
     delivery = attack.delivery
     specs = default_oracles(run.campaign, attack, message)
-    conversation.open()
+    if not opened:
+        conversation.open()
     if delivery.mode == "scripted":
         for text in delivery.turns:
             conversation.say(text, "warmup")

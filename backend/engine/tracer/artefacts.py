@@ -1,7 +1,8 @@
 """The files a TRACER run leaves behind, built from the final state (so a resumed run writes the same files).
 
 - `model.json`: languages, fallback, chatbot type, functionalities with parents, children, category,
-  parameters and outputs (each node once; joins are nodes with several parents);
+  parameters, outputs and `found_at` (the session and turn whose reply showed each; each node once; joins are
+  nodes with several parents);
 - `graph.json`: nodes and edges for the interactive graph, with a start node and every join edge;
 - `graph.dot`, and `graph.svg` when Graphviz's `dot` is installed (else skipped, with a note in the report);
 - `profiles/*.yaml` (valid profiles only) and `invalid_profiles/*.yaml` with `*.errors.txt`;
@@ -45,6 +46,7 @@ def model_json(model: FunctionalModel) -> dict[str, Any]:
                 "parameters": [p.model_dump() for p in node.parameters],
                 "outputs": [o.model_dump() for o in node.outputs],
                 "discovered_in_sessions": node.discovered_in,
+                "found_at": [f.model_dump() for f in node.found_at],
                 "merged_from": node.merged_from,
             }
             for node in model.functionalities
@@ -85,6 +87,7 @@ def graph_json(model: FunctionalModel) -> dict[str, Any]:
                 "depth": depth.get(node.name, 0),
                 "is_root": not node.parents,
                 "is_join": len(node.parents) > 1,
+                "found_at": [f.model_dump() for f in node.found_at],
             }
         )
     edges = [{"source": START, "target": name, "kind": "entry"} for name in model.roots()]

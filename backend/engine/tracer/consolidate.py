@@ -22,6 +22,7 @@ from engine.llm import LLMError, user
 from engine.tracer import prompts
 from engine.tracer.deps import TracerDeps, survivable
 from engine.tracer.explore import load_model
+from engine.tracer.found import locate, merge_found
 from engine.tracer.model import (
     ConsolidationAnswer,
     ExtractedFunctionality,
@@ -84,6 +85,7 @@ def merge_nodes(model: FunctionalModel, survivor: str, absorbed: str, descriptio
     keep.outputs = union_outputs(keep.outputs, gone.outputs)
     keep.parents = [p for p in _union_text(keep.parents, gone.parents) if p not in (survivor, absorbed)]
     keep.discovered_in = sorted(set(keep.discovered_in) | set(gone.discovered_in))
+    keep.found_at = merge_found(keep.found_at, gone.found_at)
     keep.merged_from = _union_text(keep.merged_from, [absorbed, *gone.merged_from])
     keep.category = keep.category or gone.category
     if description.strip():
@@ -289,13 +291,20 @@ def known_functionalities(model: FunctionalModel, limit: int) -> str:
 
 
 def _add_extracted(
-    deps: TracerDeps, model: FunctionalModel, answer: ExtractionAnswer, session: int, focus: str | None
+    deps: TracerDeps,
+    model: FunctionalModel,
+    answer: ExtractionAnswer,
+    transcript: Transcript,
+    focus: str | None,
 ) -> list[str]:
     added: list[str] = []
+    session = transcript["session"]
     for extracted in answer.functionalities:
         node = _normalised(extracted, session, focus)
         if node.name == focus:
             node.parents = []
+        found = locate(node, transcript)
+        node.found_at = [found] if found else []
         existing = model.find(node.name)
         if existing is None:
             model.functionalities.append(node)
@@ -306,6 +315,7 @@ def _add_extracted(
             existing.parameters = union_parameters(existing.parameters, node.parameters)
             existing.outputs = union_outputs(existing.outputs, node.outputs)
             existing.discovered_in = sorted(set(existing.discovered_in) | {session})
+            existing.found_at = merge_found(existing.found_at, node.found_at)
     return added
 
 
@@ -354,7 +364,7 @@ def extract(deps: TracerDeps, state: TracerState) -> dict[str, object]:
                 )
             else:
                 failed = False
-                added = _add_extracted(deps, model, answer, session, focus)
+                added = _add_extracted(deps, model, answer, transcript, focus)
         if added:
             candidates = shortlist(
                 model.functionalities,

@@ -47,6 +47,14 @@ class Output(BaseModel):
     description: str = Field(default="", description="what it contains; list the items if it is a list")
 
 
+class FoundAt(BaseModel):
+    """Where a functionality was seen: a session (1-based) and the number of user messages sent before the
+    chatbot reply that showed it (0: the greeting), located by `found.locate`."""
+
+    session: int
+    turn: int
+
+
 class Functionality(BaseModel):
     """One node of the workflow graph."""
 
@@ -58,6 +66,8 @@ class Functionality(BaseModel):
     category: str | None = None
     discovered_in: list[int] = Field(default_factory=list)
     """Session numbers (1-based) whose transcript showed this functionality."""
+    found_at: list[FoundAt] = Field(default_factory=list)
+    """Per session that showed it, the turn of the reply that did: a recorded prefix that reaches it."""
     merged_from: list[str] = Field(default_factory=list)
     """Names of the nodes consolidated into this one."""
 

@@ -1267,16 +1267,20 @@ export interface components {
             attack: string;
             index: number;
             delivery: string;
+            /** @default null */
+            state: string | null;
             verdict: string;
             /** @default  */
             because: string;
             quotes: string[];
         };
-        /** @description An attempt found in both runs (same attack, delivery and index) whose verdict changed. */
+        /** @description An attempt found in both runs (same attack, delivery, state and index) whose verdict changed. */
         AttemptChange: {
             attack_id: string;
             delivery: string;
             index: number;
+            /** @default null */
+            state: string | null;
             baseline: components["schemas"]["AttemptBrief"];
             run: components["schemas"]["AttemptBrief"];
         };
@@ -1285,7 +1289,7 @@ export interface components {
             /** @description The baseline run, or null when there is none. */
             run: number | null;
         };
-        /** @description The breach rate of one group (all attempts, one attack or one delivery mode) on both sides. */
+        /** @description The breach rate of one group (all attempts, one attack, one delivery mode or one state) on both sides. */
         BreachGroup: {
             kind: components["schemas"]["BreachGroupKindEnum"];
             name: string;
@@ -1297,7 +1301,7 @@ export interface components {
             why: string;
         };
         /** @enum {string} */
-        BreachGroupKindEnum: "overall" | "attack" | "delivery";
+        BreachGroupKindEnum: "overall" | "attack" | "delivery" | "state";
         /** @description One run's attempts in a group: the verdict counts and the breach rate with its Wilson interval. */
         BreachSide: {
             /** @default 0 */
@@ -2219,6 +2223,8 @@ export interface components {
             mutants_per_operator?: number;
             /** @description Security: the campaign to run. */
             campaign?: number;
+            /** @description Security, a campaign with `from:`: the TRACER run whose states it attacks from (default: the project's latest finished one). */
+            tracer?: number;
         };
         /** @description A comparison of two campaign runs of the platform: the engine's document and the two run ids. */
         RunSecurityComparison: {
@@ -2230,6 +2236,7 @@ export interface components {
             overall: components["schemas"]["BreachGroup"];
             attacks: components["schemas"]["BreachGroup"][];
             deliveries: components["schemas"]["BreachGroup"][];
+            states: components["schemas"]["BreachGroup"][];
             newly_breached: components["schemas"]["AttemptChange"][];
             newly_resisted: components["schemas"]["AttemptChange"][];
             inconclusive: components["schemas"]["UndecidedAttempts"];

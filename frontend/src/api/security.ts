@@ -189,7 +189,8 @@ export interface EvidenceView {
 export interface TurnView {
   role: "user" | "bot";
   text: string;
-  phase: "warmup" | "attack";
+  /** `prefix`: TRACER's recorded turns replayed to reach the state attacked from. */
+  phase: "prefix" | "warmup" | "attack";
 }
 
 export interface FindingView {
@@ -249,7 +250,7 @@ export function readAttempt(row: AttemptRow): AttemptView {
     transcript: records(record.transcript).map((t) => ({
       role: t.role === "user" ? "user" : "bot",
       text: text(t.text),
-      phase: t.phase === "warmup" ? "warmup" : "attack",
+      phase: t.phase === "warmup" ? "warmup" : t.phase === "prefix" ? "prefix" : "attack",
     })),
     notes: Array.isArray(record.notes) ? record.notes.map(text).filter(Boolean) : [],
     costUsd: row.cost_usd,
@@ -298,6 +299,9 @@ export interface SecurityStats {
   byAttack: RateRow[];
   byDelivery: RateRow[];
   byAttackAndDelivery: RateRow[];
+  /** From TRACER's states: the rate per state (keyed by functionality name), and the TRACER run they come from. */
+  byState: RateRow[];
+  tracerRun: number | null;
 }
 
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
@@ -330,6 +334,8 @@ export function readSecurityStats(body: unknown): SecurityStats {
     byAttack: rows("by_attack", (row) => text(row.attack_id)),
     byDelivery: rows("by_delivery", (row) => text(row.delivery)),
     byAttackAndDelivery: rows("by_attack_and_delivery", (row) => `${text(row.attack_id)}/${text(row.delivery)}`),
+    byState: rows("by_state", (row) => text(row.state)),
+    tracerRun: typeof data.tracer_run === "number" ? data.tracer_run : null,
   };
 }
 

@@ -218,3 +218,46 @@ def test_compare_exits_2_on_unreadable_input(files, capsys):
     with pytest.raises(SystemExit) as exited:
         compare(files, "a", "b", "--threshold", "2")
     assert exited.value.code == 2
+
+
+EXAMPLES = Path(__file__).parents[3] / "engine" / "security" / "examples"
+
+
+def from_states(out: Path, *extra: str) -> int:
+    return main(
+        [
+            "security",
+            "run",
+            str(EXAMPLES / "from-states.yaml"),
+            "--connector",
+            str(EXAMPLES / "stateful.yaml"),
+            "--no-llm",
+            "--seed",
+            "7",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
+
+
+def test_from_states_prints_the_plan_per_state_first_and_the_per_state_table(tmp_path, capsys):
+    assert from_states(tmp_path / "out", "--tracer", str(EXAMPLES / "tracer-stateful")) == 1
+    captured = capsys.readouterr()
+    assert "state(s) of TRACER's graph" in captured.err and "prompt_for_size" in captured.err
+    assert "estimated cost: at most $0.0000" in captured.err
+    assert "attack @ state" in captured.out and "@ prompt_for_size #1 (direct): BREACHED" in captured.out
+    document = json.loads((tmp_path / "out" / "security.json").read_text())
+    assert {row["state"] for row in document["by_state"]} == {s["name"] for s in document["states"]}
+    assert all(a["state"] for a in document["attempts"])
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert (
+        "## Per state" in report and "| `prompt_for_size` | 6 | 6 | 0 | 0 | 0 | 100% [61%, 100%] |" in report
+    )
+
+
+def test_from_states_without_a_tracer_run_is_a_usage_error(tmp_path, capsys):
+    assert from_states(tmp_path / "out") == 2
+    assert "--tracer DIR" in capsys.readouterr().err
+    assert from_states(tmp_path / "out", "--tracer", str(tmp_path)) == 2
+    assert "does not exist" in capsys.readouterr().err

@@ -41,6 +41,11 @@ function Turn({ turn, quotes }: { turn: TurnView; quotes: string[] }) {
             warm-up
           </Badge>
         )}
+        {turn.phase === "prefix" && (
+          <Badge size="xs" variant="outline" color="violet">
+            recorded prefix
+          </Badge>
+        )}
       </Group>
       <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
         {highlightQuotes(turn.text, quotes).map((piece, index) =>

@@ -27,6 +27,7 @@ const brief = (index: number, verdict: string, because: string, quotes: string[]
   attack: "system_prompt_stealer",
   index,
   delivery: "direct",
+  state: null,
   verdict,
   because,
   quotes,
@@ -71,9 +72,21 @@ function comparison(): SecurityComparison {
         why: "",
       },
     ],
+    states: [
+      {
+        kind: "state",
+        name: "prompt_for_size",
+        baseline: side(0, 3),
+        run: side(3, 0, 1),
+        change,
+        status: "regressed",
+        why: "",
+      },
+    ],
     newly_breached: [0, 1, 2].map((index) => ({
       attack_id: "system_prompt_stealer",
       delivery: "direct",
+      state: null,
       index,
       baseline: brief(index, "resisted", "the chatbot refused"),
       run: brief(index, "breached", "leakage: the reply contains the canary", [HOSTILE]),
@@ -135,6 +148,9 @@ describe("campaign run comparison", () => {
     expect(row).toHaveTextContent("0 % (0/3)");
     expect(row).toHaveTextContent("100 % (3/3)44–100 % + 1 error");
     expect(row).toHaveTextContent("+100 points");
+    const states = screen.getByRole("table", { name: "Breach rate per state of TRACER's graph" });
+    const state = within(states).getByRole("rowheader", { name: "prompt_for_size" }).closest("tr");
+    expect(state).toHaveTextContent("100 % (3/3)");
 
     const breached = screen.getByRole("region", { name: "Newly breached" });
     expect(within(breached).getByRole("heading")).toHaveTextContent("Newly breached (3)");

@@ -215,6 +215,9 @@ function Comparison({
         </Text>
         <GroupsTable groups={[data.overall, ...data.attacks]} label="Breach rate per attack" first="Attack" />
         <GroupsTable groups={data.deliveries} label="Breach rate per delivery mode" first="Delivery" />
+        {data.states.length > 0 && (
+          <GroupsTable groups={data.states} label="Breach rate per state of TRACER's graph" first="State" />
+        )}
       </Paper>
       <Changes
         title="Newly breached"

@@ -41,7 +41,12 @@ function serveCampaigns(campaigns: Campaign[]) {
     ),
     http.get("/api/projects/:pid/runs/", ({ request }) => {
       const kind = new URL(request.url).searchParams.get("kind");
-      const results = kind === "security" ? [campaignRun({ project: project.id })] : [];
+      const results =
+        kind === "security"
+          ? [campaignRun({ project: project.id })]
+          : kind === "tracer"
+            ? [campaignRun({ id: 5, kind: "tracer", project: project.id })]
+            : [];
       return HttpResponse.json({ count: results.length, next: null, previous: null, results });
     }),
     http.post("/api/projects/:pid/runs/", async ({ request }) => {
@@ -86,6 +91,26 @@ describe("security page", () => {
       expect(served.started).toEqual([{ kind: "security", campaign: 1, concurrency: 4, seed: 12 }]);
     });
     expect(await within(dialog).findByRole("link", { name: /run page/i })).toHaveAttribute("href", "/security/runs/91");
+  });
+
+  it("starts a campaign with `from:` from the TRACER run picked", async () => {
+    const campaign = { ...makeCampaign(1, "deep"), text: "name: deep\nfrom: all_states\nattacks: [{name: amnesia}]\n" };
+    const served = serveCampaigns([campaign, makeCampaign(2, "shallow")]);
+    const { user } = renderApp(`/security?project=${String(served.project.id)}`, { loggedIn: true });
+
+    await user.click(await screen.findByRole("button", { name: "Run shallow" }));
+    let dialog = await screen.findByRole("dialog", { name: "Run shallow" });
+    expect(within(dialog).queryByRole("combobox", { name: "TRACER run to attack from" })).not.toBeInTheDocument();
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+
+    await user.click(await screen.findByRole("button", { name: "Run deep" }));
+    dialog = await screen.findByRole("dialog", { name: "Run deep" });
+    await user.click(within(dialog).getByRole("combobox", { name: "TRACER run to attack from" }));
+    await user.click(await screen.findByRole("option", { name: "TRACER run #5", hidden: true }));
+    await user.click(within(dialog).getByRole("button", { name: "Start campaign" }));
+    await waitFor(() => {
+      expect(served.started).toEqual([{ kind: "security", campaign: 1, concurrency: 4, tracer: 5 }]);
+    });
   });
 
   it("writes a new campaign from the template with the YAML editor", async () => {

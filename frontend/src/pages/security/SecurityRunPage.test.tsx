@@ -6,12 +6,56 @@ import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { ATTEMPTS, campaignRun, HOSTILE, QUOTE, STATS } from "./security-fixture";
 
-function serveRun(overrides: Parameters<typeof campaignRun>[0] = {}) {
+const state = (name: string, breached: number, resisted: number, inconclusive = 0) => ({
+  state: name,
+  attempts: breached + resisted + inconclusive,
+  breached,
+  resisted,
+  inconclusive,
+  error: 0,
+  breach_rate: breached + resisted ? breached / (breached + resisted) : null,
+  interval: breached + resisted ? [breached ? 0.61 : 0, breached ? 1 : 0.39] : null,
+});
+const FROM_STATES = {
+  ...STATS,
+  tracer_run: 5,
+  by_state: [state("prompt_for_pizza", 0, 6), state("prompt_for_size", 6, 0), state("tell_confirmed_soon", 0, 0, 6)],
+};
+const node = (id: string, depth: number) => ({
+  id,
+  label: id,
+  kind: "functionality",
+  category: "Ordering",
+  description: `the ${id} step`,
+  parameters: [],
+  outputs: [],
+  depth,
+  is_root: depth === 0,
+  is_join: false,
+});
+const GRAPH = {
+  nodes: [
+    { id: "__start__", label: "Start", kind: "start" },
+    node("prompt_for_pizza", 0),
+    node("prompt_for_size", 1),
+    node("tell_confirmed_soon", 2),
+  ],
+  edges: [
+    { source: "__start__", target: "prompt_for_pizza", kind: "entry" },
+    { source: "prompt_for_pizza", target: "prompt_for_size", kind: "flow" },
+    { source: "prompt_for_size", target: "tell_confirmed_soon", kind: "flow" },
+  ],
+  categories: ["Ordering"],
+  joins: [],
+};
+
+function serveRun(overrides: Parameters<typeof campaignRun>[0] = {}, stats: object = STATS) {
   const run = campaignRun(overrides);
   const asked: string[] = [];
   server.use(
     http.get(`/api/runs/${String(run.id)}/`, () => HttpResponse.json(run)),
-    http.get(`/api/runs/${String(run.id)}/stats/`, () => HttpResponse.json(STATS)),
+    http.get(`/api/runs/${String(run.id)}/stats/`, () => HttpResponse.json(stats)),
+    http.get("/api/runs/5/artefacts/graph/", () => HttpResponse.json({ name: "graph", content: GRAPH })),
     http.get(`/api/runs/${String(run.id)}/attempts/`, ({ request }) => {
       const verdict = new URL(request.url).searchParams.get("verdict");
       asked.push(verdict ?? "all");
@@ -36,6 +80,20 @@ describe("campaign run page", () => {
     expect(amnesia).toHaveTextContent("0% [0%, 79.4%]");
     expect(screen.getByRole("table", { name: "Breach rate per delivery mode" })).toHaveTextContent("direct3");
     expect(screen.getByLabelText("Totals")).toHaveTextContent("3 attempts: 2 breached, 1 resisted");
+  });
+
+  it("from TRACER's states: a heat map over TRACER's graph and the breach rate per state beside it", async () => {
+    const { run } = serveRun({}, FROM_STATES);
+    renderApp(`/security/runs/${String(run.id)}`, { loggedIn: true });
+
+    const table = await screen.findByRole("table", { name: "Breach rate per state" });
+    const size = within(table).getByRole("rowheader", { name: "prompt_for_size" }).closest("tr");
+    expect(size).toHaveTextContent("prompt_for_size66000100% [61%, 100%]");
+    expect(size).toHaveAttribute("data-breached", "true");
+    const breachedNode = await screen.findByTestId("graph-node-prompt_for_size");
+    expect(breachedNode).toHaveTextContent("100% breached (6/6)");
+    expect(screen.getByTestId("graph-node-prompt_for_pizza")).toHaveTextContent("0% breached (0/6)");
+    expect(screen.getByTestId("graph-node-tell_confirmed_soon")).toHaveTextContent("undecided (6 inconclusive)");
   });
 
   it("lists the attempts, filters them, and shows the quoted evidence in the transcript as text", async () => {

@@ -26,6 +26,7 @@ import { RunLivePanel } from "../dashboards/RunLivePanel";
 import { ExportMenu } from "../dashboards/SenseiRunView";
 import { AttemptModal, VerdictBadge } from "./AttemptDetails";
 import { securityPaths } from "./security-paths";
+import { StateHeatMap } from "./StateHeatMap";
 
 const percent = (share: number) => `${String(Math.round(share * 1000) / 10)}%`;
 
@@ -82,7 +83,7 @@ function Attacks({ run }: { run: Run }) {
   const stats = useSecurityStats(run.id, attemptsDone(run));
   if (stats.isPending) return <LoadingState label="Loading the figures" />;
   if (stats.isError) return <ErrorState error={stats.error} title="Could not load the figures" />;
-  const { totals, byAttack, byDelivery } = stats.data;
+  const { totals, byAttack, byDelivery, byState, tracerRun } = stats.data;
   if (totals.attempts === 0) return <Text c="dimmed">No attempt has finished yet.</Text>;
   return (
     <Stack gap="md">
@@ -100,6 +101,22 @@ function Attacks({ run }: { run: Run }) {
         Per delivery mode
       </Title>
       <RateTable rows={byDelivery} label="Breach rate per delivery mode" first="Delivery" />
+      {byState.length > 0 && (
+        <>
+          <Title order={2} size="h5">
+            Per state of TRACER&apos;s graph
+          </Title>
+          <Text size="sm" c="dimmed">
+            Each attack was sent after replaying the recorded turns that reach the state; a state not reached makes the
+            attempt inconclusive.
+          </Text>
+          <StateHeatMap
+            rows={byState}
+            tracerRun={tracerRun}
+            table={<RateTable rows={byState} label="Breach rate per state" first="State" />}
+          />
+        </>
+      )}
     </Stack>
   );
 }

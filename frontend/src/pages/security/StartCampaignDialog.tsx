@@ -1,10 +1,12 @@
 /**
  * Starting a campaign run: what it will do (attempts, LLM calls at most, a cost ceiling with the project's
- * model), an optional seed, then the run's progress in the same dialog.
+ * model), an optional seed, for a campaign with `from:` the TRACER run whose states it attacks from, then the
+ * run's progress in the same dialog.
  */
-import { List, NumberInput, Stack, Text } from "@mantine/core";
+import { List, NumberInput, Select, Stack, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
+import { useProjectRuns } from "../../api/runs-dashboard";
 import { type Campaign, useCampaignPlan } from "../../api/security";
 import { StartRunDialog, StartRunForm } from "../../components/StartRunDialog";
 import { LoadingState } from "../../components/StateViews";
@@ -22,7 +24,12 @@ export function StartCampaignDialog({ projectId, campaign, onClose }: StartCampa
   const plan = useCampaignPlan();
   const [seed, setSeed] = useState<string | number>("");
   const [runId, setRunId] = useState<number | null>(null);
+  const [tracer, setTracer] = useState<string | null>(null);
   const campaignId = campaign?.id ?? null;
+  // `from:` at the top level of the campaign: it attacks from the states of a TRACER run.
+  const fromStates = campaign !== null && /^from:/m.test(campaign.text);
+  const tracerRuns = useProjectRuns(fromStates ? projectId : null, "tracer");
+  const finished = (tracerRuns.data ?? []).filter((run) => run.status === "succeeded");
   const { mutate: askPlan, reset: resetPlan } = plan;
 
   useEffect(() => {
@@ -60,6 +67,7 @@ export function StartCampaignDialog({ projectId, campaign, onClose }: StartCampa
               campaign: campaign.id,
               concurrency: DEFAULT_CONCURRENCY, // not used by campaigns, which run their attempts one by one
               ...(typeof seed === "number" && { seed }),
+              ...(fromStates && tracer !== null && { tracer: Number(tracer) }),
             },
             {
               onSuccess: (run) => {
@@ -89,6 +97,18 @@ export function StartCampaignDialog({ projectId, campaign, onClose }: StartCampa
                   : `Cost: at most ${formatCost(planned.estimated_cost_usd)}`}
               </List.Item>
             </List>
+          )}
+          {fromStates && (
+            <Select
+              label="TRACER run to attack from"
+              description="Every attack is sent from each state this run found, after replaying its recorded turns."
+              placeholder="The latest finished TRACER run"
+              data={finished.map((run) => ({ value: String(run.id), label: `TRACER run #${String(run.id)}` }))}
+              value={tracer}
+              onChange={setTracer}
+              clearable
+              maw={320}
+            />
           )}
           <NumberInput
             label="Seed"
