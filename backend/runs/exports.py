@@ -16,7 +16,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from engine.conversation import ErrorCode
-from engine.sensei.verdicts import tally, verdict_of
+from engine.sensei.verdicts import VERDICT_RULES, tally, verdict_of
 from engine.spreadsheet import csv_writer
 from runs import security
 from runs.models import Artefact, Conversation, RuleResult, Run
@@ -74,12 +74,17 @@ def sensei_verdicts(run: Run) -> dict[str, Any]:
     """Verdict counts of a SENSEI run, the reasons of failed and inconclusive conversations, simulator slips.
     Reads two keys of each record, not the transcripts (a record without a verdict is read whole)."""
     rows = Conversation.objects.filter(run=run).values_list(
-        "pk", "record__verdict", "record__verdict_reason", "record__settings__simulator_slips"
+        "pk",
+        "record__verdict",
+        "record__verdict_reason",
+        "record__verdict_rules",
+        "record__settings__simulator_slips",
     )
     pairs: list[tuple[str, str]] = []
     slips = 0
-    for pk, verdict, reason, row_slips in rows:
-        if verdict not in ("passed", "failed", "inconclusive"):
+    for pk, verdict, reason, rules, row_slips in rows:
+        if verdict not in ("passed", "failed", "inconclusive") or rules != VERDICT_RULES:
+            # Decided before verdicts existed, or by older rules: decided again (the one adapter).
             verdict, reason = verdict_of(Conversation.objects.get(pk=pk).record)
         pairs.append((str(verdict), str(reason or "")))
         slips += len(row_slips) if isinstance(row_slips, list) else 0

@@ -28,7 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -39,10 +39,12 @@ from pydantic import (
     ValidationError,
     WithJsonSchema,
     create_model,
+    model_validator,
 )
 
 from engine.conversation import OutputEvidence, Turn
 from engine.llm import LLMClient, LLMError, user
+from engine.sensei import coercion
 from engine.sensei.evidence import Evidence, candidate, support
 from engine.sensei.profile import Output, OutputType, Profile, TypeDef
 from engine.sensei.prompts import EXTRACT, EXTRACT_QUOTES
@@ -50,7 +52,6 @@ from engine.sensei.types import PatternError, PatternTimeout, fullmatch
 
 TAG_EXTRACT = "sensei.extract"
 TAG_EXTRACT_QUOTES = "sensei.extract_quotes"
-_EVIDENCE_KEYS = frozenset({"value", "turn", "quote"})
 
 CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "us$": "USD"}
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
@@ -120,10 +121,21 @@ def _hint(output_type: OutputType, profile: Profile) -> str:
 
 
 def _wrap_bare(raw: Any) -> Any:
-    """A bare value where `{value, turn, quote}` was asked for is the value."""
-    if raw is None or (isinstance(raw, dict) and _EVIDENCE_KEYS & raw.keys()):
-        return raw
-    return {"value": raw}
+    """A bare value where `{value, turn, quote}` was asked for is the value; its keys in other words are read
+    (`engine.sensei.coercion`)."""
+    return coercion.found_object(raw)
+
+
+class _Answer(BaseModel):
+    """The answer of one extraction call; a value given at the top level is the one asked output's."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    output_names: ClassVar[list[str]] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _top_level(cls, data: Any) -> Any:
+        return coercion.top_level(data, cls.output_names)
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
@@ -181,10 +193,11 @@ def answer_schema(profile: Profile, only: Sequence[str] | None = None) -> type[B
         fields[f"out_{index}"] = (_found_model(output, index, profile), Field(None, alias=output.name))
     model = create_model(
         "sensei_outputs",
-        __config__=ConfigDict(populate_by_name=True, extra="ignore"),
+        __base__=_Answer,
         __doc__="The outputs the chatbot provided in the conversation; null for each one it did not provide.",
         **fields,
     )
+    model.output_names = [o.name for o in profile.chatbot.outputs if only is None or o.name in only]
     return cast(type[BaseModel], model)
 
 
@@ -228,6 +241,7 @@ class Found:
     turn: int | None = None
     quote: str | None = None
     note: str | None = None
+    answered: bool = True  # False: the answer named no output at all (`{}`), which says nothing
 
 
 def read_found(profile: Profile, answer: BaseModel, today: date) -> dict[str, Found]:
@@ -245,14 +259,19 @@ def read_found(profile: Profile, answer: BaseModel, today: date) -> dict[str, Fo
             _turn_number(getattr(item, "turn", None)),
             quote.strip() if isinstance(quote, str) and quote.strip() else None,
             note or normalised_note,
+            # An answer that names no output at all (`{}`) said nothing; one that names some and leaves others
+            # out means null for those, as models writing optional fields do.
+            f"out_{index}" in answer.model_fields_set or bool(answer.model_fields_set),
         )
     return found
 
 
 def _typed(output: Output, raw: Any, profile: Profile) -> tuple[Any, str | None]:
-    """The raw JSON value validated as the output's declared type (lax: "3.5" is a number), or why not."""
+    """The raw JSON value validated as the output's declared type (lax: "3.5" is a number, "13.75$" money), or
+    why not."""
     if raw is None:
         return None, None
+    raw = _coerced(output.type, raw)
     try:
         return TypeAdapter(_python_type(output.type, profile, output.name)).validate_python(raw), None
     except ValidationError as exc:
@@ -264,14 +283,22 @@ def _typed(output: Output, raw: Any, profile: Profile) -> tuple[Any, str | None]
         )
 
 
+def _coerced(output_type: OutputType, raw: Any) -> Any:
+    """What is unambiguous in a loose value, read as the declared type (`engine.sensei.coercion`)."""
+    kind = output_type.kind
+    if kind == "list" and output_type.item is not None:
+        items = raw if isinstance(raw, list) else [raw]
+        return [_coerced(output_type.item, item) for item in items]
+    if kind == "money":
+        return coercion.money(raw)
+    if kind in ("int", "float"):
+        return coercion.number(raw)
+    return raw
+
+
 def _turn_number(raw: Any) -> int | None:
-    """The turn an answer names: 6, "6" or "turn 6"."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw
-    match = re.search(r"\d+", str(raw)) if isinstance(raw, str | float) else None
-    return int(match.group(0)) if match else None
+    """The turn an answer names: 6, "6", "turn 6"; not 13.75 (the value given again)."""
+    return coercion.turn_index(raw)
 
 
 def read_answer(profile: Profile, answer: BaseModel, today: date) -> tuple[dict[str, Any], list[str]]:
@@ -351,6 +378,7 @@ def extract_outputs(
     outputs = {o.name: o for o in profile.chatbot.outputs}
     unsupported: dict[str, Found] = {}  # a value no chatbot turn states
     unread: list[str] = []  # found nothing
+    unreadable: dict[str, str] = {}  # an answer that could not be read as the output's type: why
     # A chatbot sentence that states a value of the output's type: the chatbot may well have given the output.
     hints: dict[str, Evidence] = {}
     for name, output in outputs.items():
@@ -362,18 +390,20 @@ def extract_outputs(
             result.evidence[name] = proof
             continue
         maybe = candidate(*_kinds(output), bot_turns, today, output.description)
-        if item.value is not None:
+        if item.note:
+            unreadable[name] = item.note  # asked again, with the reason (D29)
+        elif item.value is not None:
             unsupported[name] = item
-        elif not item.note and maybe:
-            unread.append(name)
+        elif maybe or not item.answered:
+            unread.append(name)  # nothing found where a sentence may state it, or no answer at all: ask again
         else:
-            result.evidence[name] = OutputEvidence(reason="invalid" if item.note else "not_stated")
+            result.evidence[name] = OutputEvidence(reason="not_stated")
             continue
         if maybe:
             hints[name] = maybe
-    if not unsupported and not unread:
+    if not unsupported and not unread and not unreadable:
         return result
-    asked = [*unsupported, *unread]
+    asked = [*unreadable, *unsupported, *unread]
     result.quote_retry = asked
 
     said = {name: f"the chatbot said at [turn {m.turn}]: {m.quote!r}" for name, m in hints.items()}
@@ -382,7 +412,17 @@ def extract_outputs(
         + (f"; {said[name]}" if name in said else "")
         for name, item in unsupported.items()
     ]
-    claims += [f"- {name}: you gave nothing, but {said[name]}" for name in unread]
+    claims += [
+        f"- {name}: you gave nothing, but {said[name]}"
+        if name in said
+        else f"- {name}: your answer left it out"
+        for name in unread
+    ]
+    claims += [
+        f"- {name}: your answer could not be read: {why}. Give the value in the shape asked for"
+        + (f"; {said[name]}" if name in said else "")
+        for name, why in unreadable.items()
+    ]
     prompt = EXTRACT_QUOTES.fill(
         claims="\n".join(claims),
         fields=_fields(profile, asked),
@@ -404,12 +444,27 @@ def extract_outputs(
         retried = {}
         result.notes.append(f"asking for the chatbot's words failed: {exc.user_message}")
     for name in asked:
-        value, proof = _supported(outputs[name], retried.get(name, Found()), bot_turns, today)
+        again_found = retried.get(name, Found())
+        value, proof = _supported(outputs[name], again_found, bot_turns, today)
         if proof is not None:
             result.values[name], result.evidence[name] = value, proof
             continue
         result.values[name] = None
         maybe = hints.get(name)
+        if not again_found.answered and name not in unsupported and maybe is None:
+            # Not answered twice (`{}`): Parley's model said nothing about it, which proves nothing either way.
+            result.evidence[name] = OutputEvidence(reason="unreadable")
+            result.notes.append(f"{name}: the extractor did not answer for it, even when asked again")
+            continue
+        if name in unreadable and (again_found.note or again_found.value is not None or maybe):
+            # Still unreadable, or read but unsupported after an unreadable first answer: Parley's model, not
+            # the chatbot (extraction_unreadable).
+            why = again_found.note or unreadable[name]
+            result.evidence[name] = OutputEvidence(
+                turn=maybe.turn if maybe else None, quote=maybe.quote if maybe else None, reason="unreadable"
+            )
+            result.notes.append(f"{name}: unreadable even when asked again ({why})")
+            continue
         if name in unsupported:
             shown = _shown(unsupported[name].value)
             why = " (no_evidence)" if maybe is None else ""

@@ -218,6 +218,11 @@ class SenseiImperfection:
     judge_no_items: float = 0.1  # the whole items_given field left out
     item_spelling: float = 0.5  # item names in another casing, spacing or number
     loose_format: float = 0.5  # extracted values as "$" and text numbers instead of codes and numbers
+    # The loose-JSON mode: the extraction answered as models in `json_object` mode and small local models do —
+    # `{"value": 13.75, "turn": "13.75", "quote": "13.75"}` for money, a bare number or "13.75$" where an object
+    # was asked, the turn as text, keys in other words or casing, one asked field's value at the top level, an
+    # empty object now and then. 0 keeps the tidy `{name: value}` answers.
+    loose_json: float = 0.0
 
 
 @dataclass
@@ -230,6 +235,7 @@ class SenseiDouble:
             "sensei.user_turn": self.user_turn,
             "sensei.goal_check": self.goal_check,
             "sensei.extract": self.extract,
+            "sensei.extract_quotes": self.extract_again,
             "sensei.any_list": self.any_list,
         }
 
@@ -378,11 +384,18 @@ class SenseiDouble:
 
     # -- the extractor -------------------------------------------------------------------------------------------
 
-    def extract(self, request: Request) -> Reply:
+    def extract_again(self, request: Request) -> Reply:
+        """Asked once more (the values no chatbot turn states, or that could not be read, with the reason): the
+        same reading of the chatbot's words; a model told what was wrong no longer answers with nothing."""
+        return self.extract(request, header="Fields:\n", again=True)
+
+    def extract(
+        self, request: Request, *, header: str = "Fields to extract:\n", again: bool = False
+    ) -> Reply:
         prompt, rng = request.prompt, request.rng
         fields = [
             match.groups()
-            for line in _section(prompt, "Fields to extract:\n", "\n\nConversation:").splitlines()
+            for line in _section(prompt, header, "\n\nConversation:").splitlines()
             if (match := _FIELD.match(line))
         ]
         turns = parse_conversation(_section(prompt, "Conversation:\n"))
@@ -391,6 +404,8 @@ class SenseiDouble:
         answer = {
             name: _find(name, kind, description, bot, loose=loose) for name, kind, description in fields
         }
+        if rng.random() < self.imperfection.loose_json:
+            return {"json": _loose_json(answer, fields, turns, rng, empty=not again)}
         return {"json": answer}
 
     def any_list(self, request: Request) -> Reply:
@@ -615,3 +630,74 @@ def _find(name: str, kind: str, description: str, bot: list[str], *, loose: bool
         return None
     line = _best(lines, description, re.compile(r"\w"))
     return line if line is not None and overlap(description, line) >= 0.5 else None
+
+
+# -- the loose-JSON mode ----------------------------------------------------------------------------------------
+
+
+def _turn_of(value: Any, turns: list[Said]) -> tuple[int | None, str | None]:
+    """The [turn N] index and sentence of the chatbot's turn that says `value` (its amount or its text)."""
+    wanted = str(value.get("amount")) if isinstance(value, dict) else str(value)
+    number = re.sub(r"\.0$", "", wanted)
+    for index in range(len(turns) - 1, -1, -1):
+        if turns[index].speaker != "Chatbot":
+            continue
+        for sentence in _sentences(turns[index].text):
+            if number and number in sentence:
+                return index, sentence
+    return None, None
+
+
+def _loose_value(value: Any, kind: str, rng: Random) -> Any:
+    if kind.lower() == "money" and isinstance(value, dict):
+        amount = float(value["amount"])
+        symbol = {"USD": "$", "EUR": "€"}.get(str(value.get("currency")), "$")
+        return rng.choice((amount, f"{amount:g}{symbol}", str(amount), f"{symbol}{amount:g}"))
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return rng.choice((value, str(value)))
+    return value
+
+
+def _loose_json(
+    answer: dict[str, Any],
+    fields: list[tuple[str, ...]],
+    turns: list[Said],
+    rng: Random,
+    *,
+    empty: bool = True,
+) -> Any:
+    """`answer` ({name: value}) written the loose ways real models write it (see `loose_json`)."""
+    kinds = {name: kind for name, kind, _ in fields}
+    if empty and rng.random() < 0.05:
+        return {}  # a small model's empty object: extraction asks again
+    loose: dict[str, Any] = {}
+    for name, value in answer.items():
+        if value is None:
+            loose[name] = None
+            continue
+        turn, sentence = _turn_of(value, turns)
+        bare = _loose_value(value, kinds.get(name, ""), rng)
+        shape = rng.randrange(4)
+        if shape == 0:
+            loose[name] = bare  # a bare value where {value, turn, quote} was asked
+        elif shape == 1:  # the issue's answer: the value everywhere
+            shown = str(bare)
+            loose[name] = {"value": bare, "turn": shown, "quote": shown}
+        elif shape == 2:  # the turn as text, keys in another casing
+            loose[name] = {
+                "Value": bare,
+                "Turn": f"turn {turn}" if turn is not None else None,
+                "Quote": sentence,
+            }
+        else:  # keys in other words
+            loose[name] = {
+                "answer": bare,
+                "turn_number": str(turn) if turn is not None else None,
+                "evidence": sentence,
+            }
+    if len(loose) == 1 and rng.random() < 0.5:
+        ((_, only),) = loose.items()
+        return (
+            only if isinstance(only, dict) else {"value": only}
+        )  # the one asked field's value at the top level
+    return loose
