@@ -13,7 +13,8 @@ its words:
 - `yes_no` ("Would you like…?", "Do you…?", "Shall I…?");
 - `open`: anything else ("What can I do for you?", "What is your name?").
 
-The next user turn *answers* when it names an offered option (its words, plurals and a typo aside; for a long
+The next user turn *answers* when the chatbot took it as an answer (it asks nothing back, and the chatbot goes
+on to another question), or when it names an offered option (its words, plurals and a typo aside; for a long
 option, one of its content words), gives a value of the asked type (a number, a time, a date, yes or no), or
 states one of the conversation's own input values (a user asked "Which size?" who says "medium" where the
 chatbot offered only small and large did its part: the chatbot is the one to refuse it). An open question is
@@ -190,7 +191,8 @@ def unanswered(turns: Sequence[Turn], today: date, inputs: Iterable[Any] = ()) -
         reply = next((i for i in range(index + 1, len(turns)) if turns[i].role == "user"), None)
         if reply is None:
             continue  # asked last: the conversation ended before the user could answer (cut_short decides)
-        asked.append((question, reply, answers(question, turns[reply].text, today, values)))
+        answered = answers(question, turns[reply].text, today, values) or _taken(question, turns, reply)
+        asked.append((question, reply, answered))
     left: list[Unanswered] = []
     for question, reply, answered in asked:
         if answered:
@@ -205,6 +207,18 @@ def unanswered(turns: Sequence[Turn], today: date, inputs: Iterable[Any] = ()) -
         if all(u.question.text != question.text for u in left):
             left.append(Unanswered(question, reply))
     return left
+
+
+def _taken(question: Question, turns: Sequence[Turn], reply: int) -> bool:
+    """The chatbot took the reply as its answer: the reply asks nothing back, and the chatbot's next turn goes on
+    to another question ("a margherita" to "…house pizzas, or build your own?", then "Which size?")."""
+    if "?" in turns[reply].text:
+        return False
+    following = next((i for i in range(reply + 1, len(turns)) if turns[i].role == "bot"), None)
+    if following is None:
+        return False
+    nxt = question_of(following, turns[following])
+    return nxt is not None and not same_answer(nxt.text, question.text)
 
 
 def was_answered(turns: Sequence[Turn], turn: int, today: date, inputs: Iterable[Any] = ()) -> bool:

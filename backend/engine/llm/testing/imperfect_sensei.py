@@ -38,6 +38,7 @@ from engine.llm.testing.imperfect import (
     styled,
     words_of,
 )
+from engine.llm.testing.imperfect_loose import loose_json
 from engine.llm.testing.script import Reply
 
 END_MARK = "[END]"
@@ -405,7 +406,8 @@ class SenseiDouble:
             name: _find(name, kind, description, bot, loose=loose) for name, kind, description in fields
         }
         if rng.random() < self.imperfection.loose_json:
-            return {"json": _loose_json(answer, fields, turns, rng, empty=not again)}
+            bot_turns = [(i, t.text) for i, t in enumerate(turns) if t.speaker == "Chatbot"]
+            return {"json": loose_json(answer, fields, bot_turns, rng, empty=not again)}
         return {"json": answer}
 
     def any_list(self, request: Request) -> Reply:
@@ -630,74 +632,3 @@ def _find(name: str, kind: str, description: str, bot: list[str], *, loose: bool
         return None
     line = _best(lines, description, re.compile(r"\w"))
     return line if line is not None and overlap(description, line) >= 0.5 else None
-
-
-# -- the loose-JSON mode ----------------------------------------------------------------------------------------
-
-
-def _turn_of(value: Any, turns: list[Said]) -> tuple[int | None, str | None]:
-    """The [turn N] index and sentence of the chatbot's turn that says `value` (its amount or its text)."""
-    wanted = str(value.get("amount")) if isinstance(value, dict) else str(value)
-    number = re.sub(r"\.0$", "", wanted)
-    for index in range(len(turns) - 1, -1, -1):
-        if turns[index].speaker != "Chatbot":
-            continue
-        for sentence in _sentences(turns[index].text):
-            if number and number in sentence:
-                return index, sentence
-    return None, None
-
-
-def _loose_value(value: Any, kind: str, rng: Random) -> Any:
-    if kind.lower() == "money" and isinstance(value, dict):
-        amount = float(value["amount"])
-        symbol = {"USD": "$", "EUR": "€"}.get(str(value.get("currency")), "$")
-        return rng.choice((amount, f"{amount:g}{symbol}", str(amount), f"{symbol}{amount:g}"))
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return rng.choice((value, str(value)))
-    return value
-
-
-def _loose_json(
-    answer: dict[str, Any],
-    fields: list[tuple[str, ...]],
-    turns: list[Said],
-    rng: Random,
-    *,
-    empty: bool = True,
-) -> Any:
-    """`answer` ({name: value}) written the loose ways real models write it (see `loose_json`)."""
-    kinds = {name: kind for name, kind, _ in fields}
-    if empty and rng.random() < 0.05:
-        return {}  # a small model's empty object: extraction asks again
-    loose: dict[str, Any] = {}
-    for name, value in answer.items():
-        if value is None:
-            loose[name] = None
-            continue
-        turn, sentence = _turn_of(value, turns)
-        bare = _loose_value(value, kinds.get(name, ""), rng)
-        shape = rng.randrange(4)
-        if shape == 0:
-            loose[name] = bare  # a bare value where {value, turn, quote} was asked
-        elif shape == 1:  # the issue's answer: the value everywhere
-            shown = str(bare)
-            loose[name] = {"value": bare, "turn": shown, "quote": shown}
-        elif shape == 2:  # the turn as text, keys in another casing
-            loose[name] = {
-                "Value": bare,
-                "Turn": f"turn {turn}" if turn is not None else None,
-                "Quote": sentence,
-            }
-        else:  # keys in other words
-            loose[name] = {
-                "answer": bare,
-                "turn_number": str(turn) if turn is not None else None,
-                "evidence": sentence,
-            }
-    if len(loose) == 1 and rng.random() < 0.5:
-        ((_, only),) = loose.items()
-        return (
-            only if isinstance(only, dict) else {"value": only}
-        )  # the one asked field's value at the top level
-    return loose

@@ -240,3 +240,50 @@ def test_a_user_who_never_conveys_its_inputs_makes_the_conversation_inconclusive
     assert record.verdict_reason.startswith(
         "inputs_not_conveyed: the simulated user never said the inputs of goal 1"
     )
+
+
+def test_every_verdict_reason_maps_to_who_is_at_fault_in_one_table():
+    import inspect
+    import re
+
+    from engine.sensei import verdicts
+    from engine.sensei.errors import ERROR_TABLE
+
+    assert verdicts.FAULTS == ("chatbot", "simulated_user", "parley_llm", "infrastructure", "test_setup")
+    assert set(verdicts.REASON_FAULTS.values()) == set(verdicts.FAULTS)
+    # Every error code's slug, and only findings about the chatbot are the chatbot's.
+    for info in ERROR_TABLE.values():
+        assert info.slug in verdicts.REASON_FAULTS, info.slug
+        assert (verdicts.REASON_FAULTS[info.slug] == "chatbot") == (info.kind == "finding"), info.slug
+    # Every reason the rules write ("<reason>: …" in the module's source).
+    written = set(re.findall(r'"([a-z_]+): ', inspect.getsource(verdicts))) - {"passed"}
+    assert written and written <= set(verdicts.REASON_FAULTS), written - set(verdicts.REASON_FAULTS)
+    assert verdicts.fault_of("http_404: not found") == "chatbot"
+    assert verdicts.fault_of("passed: no chatbot fault") is None
+    assert verdicts.fault_of("something_new: a reason this version does not know") == "infrastructure"
+
+
+def test_a_failed_verdict_always_names_a_chatbot_turn_and_an_inconclusive_one_never_blames_the_chatbot():
+    from engine.sensei.verdicts import decision
+
+    cases = [
+        _record(says, *codes)
+        for says in (CONVEYED, FANTASY)
+        for codes in (
+            [],
+            [ErrorCode.CHATBOT_CRASH],
+            [ErrorCode.GOAL_NOT_COMPLETED],
+            [ErrorCode.REPETITION_LOOP],
+            [ErrorCode.FALLBACK_LOOP],
+            [ErrorCode.USER_LLM_FAILED],
+            [ErrorCode.RATE_LIMITED, ErrorCode.GOAL_NOT_COMPLETED],
+        )
+    ]
+    for record in cases:
+        found = decision(record, date(2027, 3, 10))
+        if found.verdict == "failed":
+            assert found.fault == "chatbot" and found.evidence_turn is not None, found
+            turn = found.evidence_turn
+            assert turn == len(record.turns) or record.turns[turn].role == "bot", found
+        else:
+            assert found.evidence_turn is None and found.fault != "chatbot", found
