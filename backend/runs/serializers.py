@@ -13,6 +13,7 @@ from engine.sensei import new_seed
 from runs.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.secrets import address_scrubber
+from runs.verdict_counts import refreshed_result
 from workspace.models import Campaign, Profile, Project, Rule
 from workspace.validation import validate_campaign
 
@@ -84,7 +85,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "project_name": run.project.name if run.project_id else None,
             "params": self.get_params(run),
             "trigger_source": run.trigger_source,
-            "result": run.result,
+            "result": refreshed_result(run),
             "usage": run.usage,
             "cost_usd": run.cost_usd,
             "error_type": run.error_type,
