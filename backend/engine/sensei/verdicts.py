@@ -36,8 +36,8 @@ from pydantic import ValidationError
 from rapidfuzz import fuzz
 
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, Verdict
-from engine.sensei.answers import unanswered, was_answered
-from engine.sensei.detection import content_words
+from engine.sensei.answers import question_of, unanswered, was_answered
+from engine.sensei.detection import content_words, same_answer, same_request
 from engine.sensei.errors import describe
 from engine.sensei.evidence import mentions
 
@@ -62,6 +62,7 @@ REASON_FAULTS: dict[str, Fault] = {
     "inputs_not_conveyed": "simulated_user",
     "goal_not_asked": "simulated_user",
     "question_not_answered": "simulated_user",
+    "same_request": "simulated_user",  # the user asked the same thing again; the same answer is no loop
     "user_left_role": "simulated_user",
     # Parley's own models failed or wrote something unreadable.
     "user_llm_failed": "parley_llm",
@@ -221,6 +222,7 @@ def _fault_turn(record: ConversationRecord, item: ConversationError) -> int | No
 
 
 _UNREADABLE = frozenset({"invalid", "unreadable"})
+_OUTCOME_REASONS = frozenset({"goal_not_completed", "goals_not_verified"})
 
 
 def _missing_outputs(record: ConversationRecord) -> tuple[list[str], list[str], list[str]]:
@@ -243,6 +245,34 @@ def _missing_outputs(record: ConversationRecord) -> tuple[list[str], list[str], 
     return said_not, doubtful, unreadable
 
 
+def _same_requests(record: ConversationRecord, turn: int) -> bool:
+    """Whether the chatbot's repeated statement answered the same request each time: the user messages before its
+    last repeats share most of their content words, or three of them all (looser than the simulator's check, which
+    a small model's rewording of one request slips past)."""
+    if question_of(turn, record.turns[turn]) is not None:
+        return False  # a question asked again after an answer: the chatbot's fault
+    said = record.turns[turn].text
+    requests: list[str] = []
+    for index in range(turn, -1, -1):
+        current_turn = record.turns[index]
+        if current_turn.role != "bot":
+            continue
+        if not same_answer(current_turn.text, said):
+            break
+        previous = next(
+            (record.turns[i].text for i in range(index - 1, -1, -1) if record.turns[i].role == "user"), None
+        )
+        if previous is not None:
+            requests.append(previous)
+    if len(requests) < 2:
+        return False
+    if all(same_request(a, b, threshold=0.5) for a in requests for b in requests):
+        return True
+    # A rambling small model wraps one request ("a new order of pizza and drinks") in new words every time.
+    common = set.intersection(*(content_words(r) for r in requests))
+    return len(common) >= 3
+
+
 def _unmet(record: ConversationRecord, item: ConversationError, day: date) -> Decision:
     """A goal finding (1000-1003), once the user conveyed its inputs: failed with its turn, or why not."""
     values = list(record.inputs.values())
@@ -254,6 +284,12 @@ def _unmet(record: ConversationRecord, item: ConversationError, day: date) -> De
                 "inconclusive",
                 f"question_not_answered: the chatbot asked again {asked[:200]!r}, which the simulated user never "
                 "answered — not a loop",
+            )
+        if turn is not None and _same_requests(record, turn):
+            return Decision(
+                "inconclusive",
+                "same_request: the simulated user asked for the same thing each time; the chatbot's same answer "
+                f"({record.turns[turn].text.strip()[:160]!r}) is consistency, not a loop",
             )
         return Decision("failed", _why(item), turn)
     if item.code == ErrorCode.FALLBACK_LOOP:
@@ -314,6 +350,10 @@ def decision(record: ConversationRecord, today: date | None = None) -> Decision:
             )
         decided = [_unmet(record, item, day) for item in unmet]
         proven = [d for d in decided if d.verdict == "failed" and d.evidence_turn is not None]
+        if any(reason_code(d.reason) == "same_request" for d in decided):
+            # The conversation ended stuck on one request the user kept making: what it never reached (an output,
+            # a goal) proves nothing about the chatbot either.
+            proven = [d for d in proven if reason_code(d.reason) not in _OUTCOME_REASONS]
         if proven:
             return proven[0]
         doubts = [d for d in decided if d.verdict == "inconclusive"]

@@ -172,3 +172,42 @@ def test_an_output_the_extractor_could_not_read_is_parley_s_model_s_doing():
         "extraction_unreadable",
         "parley_llm",
     )
+
+
+def test_the_same_statement_to_the_same_request_reworded_is_consistency_not_a_loop():
+    # Measured with the 135M model on the unmodified pizza bot: one request wrapped in new words every time.
+    drinks = "We have coke and lemonade at 2$ each, and water at 1.20$."
+    turns = [
+        user("a medium margherita pizza"),
+        bot("An order is usually ready in about 20 minutes."),
+        user("Hey, I'm looking for a new order of pizza and drinks. How about the best you can do today?"),
+        bot(drinks),
+        user(
+            "I'm looking for a new order of pizza and drinks, but I'm also happy to give you all the money."
+        ),
+        bot(drinks),
+        user("Hi, I'm looking for a new order of pizza and drinks. I've heard great things about your shop."),
+        bot(drinks),
+    ]
+    record = _record(turns, ConversationError(code=ErrorCode.REPETITION_LOOP, message="3 times", turn=7))
+    record.inputs = {"size": "medium"}
+    found = decision(record, TODAY)
+    assert (found.verdict, reason_code(found.reason), found.fault) == (
+        "inconclusive",
+        "same_request",
+        "simulated_user",
+    )
+    # Three different requests, the same statement: the chatbot is stuck.
+    stuck = [
+        turns[0],
+        turns[1],
+        user("How much is a large?"),
+        bot(drinks),
+        user("Do you deliver?"),
+        bot(drinks),
+    ]
+    stuck += [user("When do you open?"), bot(drinks)]
+    record = _record(stuck, ConversationError(code=ErrorCode.REPETITION_LOOP, message="3 times", turn=7))
+    record.inputs = {"size": "medium"}
+    found = decision(record, TODAY)
+    assert (found.verdict, found.evidence_turn) == ("failed", 7)
