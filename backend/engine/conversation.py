@@ -93,7 +93,8 @@ class OutputEvidence(BaseModel):
     turn: int | None = None  # index in `turns` of the chatbot turn that states the value
     quote: str | None = None  # the chatbot's words that state it
     # Why the output is None: not_stated (the extractor found nothing), no_evidence (a value no chatbot turn
-    # states), invalid (it did not fit its type), not_extracted (the conversation ended before extraction).
+    # states), doubtful (a chatbot sentence may state it), unreadable (the extractor's answer did not fit its type,
+    # even when asked again; `invalid` in older records), not_extracted (the conversation ended before extraction).
     reason: str | None = None
 
 

@@ -4,11 +4,12 @@ chatbot turn and the words that state it; a value no chatbot turn states is not 
 The answer schema is built from the profile: one nullable field per output (the output's name is the JSON
 key) holding `{value, turn, quote}`, the value typed as declared — string, int, float, bool, money `{amount,
 currency}`, date / time / datetime as ISO strings, `list[T]`, enums as a closed set, custom types as text that
-must match the type's regular expression (or an object of its components). A bare value where the object was
-asked for is read as the value (models forget the wrapper). The prompt states the conversation's date, and
-relative dates the model still returns ("tomorrow", "next friday") are resolved here against that date. Values
-that do not fit their type after normalisation become None, with a note saying why, so rules never see
-half-typed data.
+must match the type's regular expression (or an object of its components). What models in JSON mode and small
+local models write instead is read when it means one thing (`engine.sensei.coercion`, D29): a bare value where the
+object was asked, a value at the top level, keys in other words, "13.75$" or 13.75 for money, numbers and turns as
+text. The prompt states the conversation's date, and relative dates the model still returns ("tomorrow", "next
+friday") are resolved here against that date. Values that still do not fit their type are asked for once more with
+the reason, then become None (`unreadable`), so rules never see half-typed data.
 
 Evidence (`engine.sensei.evidence`): every value is checked against the chatbot's turns — numbers, money,
 dates, times and enum values after normalising, text by its words. One more call asks for the chatbot's exact
@@ -17,8 +18,9 @@ states a value of their type (an amount, a date, a time, a number) — in one mo
 support is None: `doubtful` when a chatbot sentence states a value of the output's type, whether the extractor
 found nothing or a value the chatbot never said (the record keeps the sentence: the chatbot may well have given
 the output, so it is not a chatbot fault), else `no_evidence` for a value no chatbot turn states. The record
-keeps, per output, the turn and quote (`OutputEvidence`) or why it is None: also `not_stated` (the extractor found nothing, and
-nothing of its type was said), `invalid` (did not fit its type), `not_extracted` (the conversation ended
+keeps, per output, the turn and quote (`OutputEvidence`) or why it is None: also `not_stated` (the extractor found
+nothing, and nothing of its type was said), `unreadable` (its answer did not fit the type even when asked again, or
+it answered nothing twice: `{}`; `invalid` in records of older versions), `not_extracted` (the conversation ended
 before).
 """
 
