@@ -153,7 +153,9 @@ def test_sensei_cli_on_an_unmodified_bot_keeps_every_verdict_about_the_chatbot(
     tmp_path, bots, real_llm_url, real_llm_model, bot, profile, seed, capsys, caplog
 ):
     caplog.set_level(logging.INFO)  # the handler too: the LLM server's answers are logged (by httpx) at INFO
-    code, records, summary = sensei_cli(tmp_path, bots[bot], real_llm_url, real_llm_model, profile, seed=seed)
+    # Two user messages each (CI budget: three seeds, two bots, two conversations each, with a 135M model).
+    short = profile.replace("steps: 3", "steps: 2")
+    code, records, summary = sensei_cli(tmp_path, bots[bot], real_llm_url, real_llm_model, short, seed=seed)
     printed = capsys.readouterr()
     assert len(records) == 2
     assert_done_when(records)
