@@ -416,6 +416,8 @@ def _verdict_lines(summary: Any) -> str:
         lines.append(
             f"  inconclusive (not counted as chatbot failures): {reasons(summary.inconclusive_reasons)}"
         )
+        blamed = {name: n for name, n in summary.faults.items() if n and name != "chatbot"}
+        lines.append(f"  at fault, when not the chatbot: {reasons(blamed)}")
     slips = f"simulator slips: {summary.simulator_slips}"
     if summary.simulator_slips:
         slips += f" ({reasons(summary.slips_by_kind)})"

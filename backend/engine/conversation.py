@@ -93,7 +93,8 @@ class OutputEvidence(BaseModel):
     turn: int | None = None  # index in `turns` of the chatbot turn that states the value
     quote: str | None = None  # the chatbot's words that state it
     # Why the output is None: not_stated (the extractor found nothing), no_evidence (a value no chatbot turn
-    # states), invalid (it did not fit its type), not_extracted (the conversation ended before extraction).
+    # states), doubtful (a chatbot sentence may state it), unreadable (the extractor's answer did not fit its type,
+    # even when asked again; `invalid` in older records), not_extracted (the conversation ended before extraction).
     reason: str | None = None
 
 
@@ -125,6 +126,14 @@ class ConversationRecord(BaseModel):
     verdict: Verdict | None = None  # None only in records written before verdicts existed
     # "<reason>: <explanation>", the reason a slug such as chatbot_crash or inputs_not_conveyed.
     verdict_reason: str | None = None
+    # Who is at fault (engine.sensei.verdicts.FAULTS): chatbot, simulated_user, parley_llm, infrastructure or
+    # test_setup; None when passed.
+    fault: str | None = None
+    # `failed` only: the chatbot's turn that shows the fault (for an HTTP error or a timeout, the index of the reply
+    # that never came, right after the user's message).
+    evidence_turn: int | None = None
+    # The version of the verdict rules that decided this record; an older one (or None) is decided again when read.
+    verdict_rules: int | None = None
 
     @property
     def response_times(self) -> list[float]:

@@ -32,10 +32,10 @@ from engine.tracer.artefacts import graph_json, model_json, report_md
 from engine.tracer.reporter import TracerCancelled
 from runs import deps
 from runs.checkpoints import checkpointer
-from runs.exports import sensei_verdicts
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
 from runs.replay import replay_for, save_replay
 from runs.reporting import BenchProgress, RunCancel, RunRecorder
+from runs.verdict_counts import sensei_verdicts
 from workspace.models import Profile, Rule
 from workspace.validation import validate_personality, validate_profile
 

@@ -16,7 +16,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from engine.conversation import ErrorCode
-from engine.sensei.verdicts import tally, verdict_of
+from engine.sensei.verdicts import current, tally, verdict_of
 from engine.spreadsheet import csv_writer
 from runs import security
 from runs.models import Artefact, Conversation, RuleResult, Run
@@ -68,22 +68,6 @@ def _histogram(ordered: list[float], buckets: int = 10) -> list[dict[str, float]
 
 def _verdict(row: dict[str, Any]) -> tuple[str, str]:
     return verdict_of(row["record"])
-
-
-def sensei_verdicts(run: Run) -> dict[str, Any]:
-    """Verdict counts of a SENSEI run, the reasons of failed and inconclusive conversations, simulator slips.
-    Reads two keys of each record, not the transcripts (a record without a verdict is read whole)."""
-    rows = Conversation.objects.filter(run=run).values_list(
-        "pk", "record__verdict", "record__verdict_reason", "record__settings__simulator_slips"
-    )
-    pairs: list[tuple[str, str]] = []
-    slips = 0
-    for pk, verdict, reason, row_slips in rows:
-        if verdict not in ("passed", "failed", "inconclusive"):
-            verdict, reason = verdict_of(Conversation.objects.get(pk=pk).record)
-        pairs.append((str(verdict), str(reason or "")))
-        slips += len(row_slips) if isinstance(row_slips, list) else 0
-    return {**tally(pairs), "simulator_slips": slips}
 
 
 def statistics(run: Run) -> dict[str, Any]:
@@ -225,11 +209,14 @@ def _csv(run: Run) -> str:
             "inputs",
             "outputs",
             "evidence",
+            "fault",
+            "evidence_turn",
         ]
     )
     for row in Conversation.objects.filter(run=run):
         record = row.record
-        verdict, reason = verdict_of(record)
+        decided = current(record)
+        verdict, reason = decided.pair
         writer.writerow(
             [
                 record.get("id"),
@@ -244,6 +231,8 @@ def _csv(run: Run) -> str:
                 json.dumps(record.get("inputs", {})),
                 json.dumps(record.get("outputs", {})),
                 json.dumps(record.get("evidence", {})),
+                decided.fault or "",
+                "" if decided.evidence_turn is None else decided.evidence_turn,
             ]
         )
     return out.getvalue()

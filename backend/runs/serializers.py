@@ -10,9 +10,10 @@ from rest_framework import serializers
 from engine.bots.mutation import OPERATORS
 from engine.security import needs_model
 from engine.sensei import new_seed
-from runs.conversation_list import VERDICTS, row_verdict
+from runs.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.security import NoTracerStates, tracer_states
+from runs.verdict_counts import refreshed_result
 from workspace import visibility
 from workspace.models import Campaign, Profile, Project, Rule
 from workspace.validation import validate_campaign
@@ -85,7 +86,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "project_name": run.project.name if run.project_id else None,
             "params": self.get_params(run),
             "trigger_source": run.trigger_source,
-            "result": run.result,
+            "result": refreshed_result(run),
             "usage": run.usage,
             "cost_usd": run.cost_usd,
             "error_type": run.error_type,
@@ -325,11 +326,14 @@ class RunEventSerializer(serializers.ModelSerializer[RunEvent]):
 
 
 class ConversationListSerializer(serializers.ModelSerializer[Conversation]):
-    """A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault)
-    and `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts)."""
+    """A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault),
+    `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts), `fault` who is at fault (null
+    when passed) and `evidence_turn` the chatbot's turn that proves a `failed` (null otherwise)."""
 
     verdict = serializers.SerializerMethodField()
     verdict_reason = serializers.SerializerMethodField()
+    fault = serializers.SerializerMethodField()
+    evidence_turn = serializers.SerializerMethodField()
 
     @extend_schema_field(serializers.ChoiceField(choices=list(VERDICTS)))
     def get_verdict(self, row: Conversation) -> str:
@@ -337,6 +341,14 @@ class ConversationListSerializer(serializers.ModelSerializer[Conversation]):
 
     def get_verdict_reason(self, row: Conversation) -> str:
         return row_verdict(row)[1]
+
+    @extend_schema_field(serializers.ChoiceField(choices=list(FAULTS), allow_null=True))
+    def get_fault(self, row: Conversation) -> str | None:
+        return row_decision(row).fault
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_evidence_turn(self, row: Conversation) -> int | None:
+        return row_decision(row).evidence_turn
 
     class Meta:
         model = Conversation
@@ -348,6 +360,8 @@ class ConversationListSerializer(serializers.ModelSerializer[Conversation]):
             "error_codes",
             "verdict",
             "verdict_reason",
+            "fault",
+            "evidence_turn",
             "turns",
             "duration_s",
             "cost_usd",

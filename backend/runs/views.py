@@ -21,7 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs import bookkeeping, exports, services, tasks
-from runs.conversation_list import VERDICTS, listed_conversations, with_verdict
+from runs.conversation_list import FAULTS, VERDICTS, listed_conversations, with_fault, with_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.serializers import (
     ArtefactSerializer,
@@ -217,6 +217,13 @@ class RunViewSet(
                 description="Only conversations with this verdict (only `failed` is a chatbot fault).",
             ),
             OpenApiParameter(
+                "fault",
+                str,
+                required=False,
+                enum=list(FAULTS),
+                description="Only conversations whose fault is this (who caused a failed or inconclusive one).",
+            ),
+            OpenApiParameter(
                 "record",
                 str,
                 required=False,
@@ -242,6 +249,10 @@ class RunViewSet(
             if params["verdict"] not in VERDICTS:
                 raise exceptions.ValidationError({"verdict": [f"One of: {', '.join(VERDICTS)}."]})
             rows = with_verdict(rows, params["verdict"])
+        if params.get("fault"):
+            if params["fault"] not in FAULTS:
+                raise exceptions.ValidationError({"fault": [f"One of: {', '.join(FAULTS)}."]})
+            rows = with_fault(rows, params["fault"])
         page = self.paginate_queryset(listed_conversations(rows))
         return self.get_paginated_response(ConversationListSerializer(page, many=True).data)
 

@@ -35,8 +35,8 @@ def _record(index: int, user_says: str, *codes: int) -> ConversationRecord:
 def _store(run: Run, index: int, record: ConversationRecord, *, old: bool = False) -> None:
     data = judge(record).model_dump(mode="json")
     if old:  # stored before verdicts existed
-        data.pop("verdict")
-        data.pop("verdict_reason")
+        for name in ("verdict", "verdict_reason", "fault", "evidence_turn", "verdict_rules"):
+            data.pop(name)
     Conversation.objects.create(
         run=run,
         profile=record.profile,
@@ -126,3 +126,85 @@ def test_a_public_run_s_verdicts_are_read_anonymously(auth_api):
     rows = _rows(_client(), run, verdict="failed")
     assert sorted(row["index"] for row in rows) == [2, 4]
     assert all(row["verdict_reason"].startswith("chatbot_crash") for row in rows)
+
+
+def test_every_row_says_who_is_at_fault_and_which_chatbot_turn_proves_a_failure(auth_api):
+    run = _run(auth_api.user)
+    rows = {row["index"]: row for row in _rows(auth_api, run)}
+    assert {index: row["fault"] for index, row in rows.items()} == {
+        0: None,
+        1: "simulated_user",
+        2: "chatbot",
+        3: "infrastructure",
+        4: "chatbot",  # an old record, decided when listed
+    }
+    assert {index: row["evidence_turn"] for index, row in rows.items()} == {
+        0: None,
+        1: None,
+        2: 1,
+        3: None,
+        4: 1,
+    }
+    detail = auth_api.get(
+        f"/api/runs/{run.pk}/conversations/{Conversation.objects.get(run=run, index=2).pk}/"
+    )
+    assert (detail.json()["fault"], detail.json()["evidence_turn"]) == ("chatbot", 1)
+
+
+@pytest.mark.parametrize(
+    ("fault", "indexes"),
+    [("chatbot", [2, 4]), ("simulated_user", [1]), ("infrastructure", [3]), ("parley_llm", [])],
+)
+def test_the_list_filters_by_fault(auth_api, fault, indexes):
+    run = _run(auth_api.user)
+    rows = _rows(auth_api, run, fault=fault)
+    assert sorted(row["index"] for row in rows) == indexes
+    refused = auth_api.get(f"/api/runs/{run.pk}/conversations/", {"fault": "the_moon"})
+    assert refused.status_code == 400 and "simulated_user" in refused.content.decode()
+
+
+def test_a_record_decided_by_older_rules_is_decided_again_when_listed(auth_api):
+    run = _run(auth_api.user)
+    # Stored under the first rules: a repetition loop, `failed`, although the user never answered the question.
+    looping = ConversationRecord(
+        id="r-9",
+        profile="order",
+        index=9,
+        goals=["order a {{size}} pizza"],
+        inputs={"size": "small"},
+        turns=[
+            Turn(role="user", text="A small pizza"),
+            Turn(role="bot", text="Which drink would you like? Coke, lemonade or water?"),
+            Turn(role="user", text="Do you deliver to my street?"),
+            Turn(role="bot", text="Which drink would you like? Coke, lemonade or water?"),
+            Turn(role="user", text="And are you open on Sundays?"),
+            Turn(role="bot", text="Which drink would you like? Coke, lemonade or water?"),
+        ],
+        errors=[ConversationError(code=ErrorCode.REPETITION_LOOP, message="the same answer 3 times", turn=5)],
+    )
+    data = looping.model_dump(mode="json") | {
+        "verdict": "failed",
+        "verdict_reason": "repetition_loop: the same answer 3 times",
+        "verdict_rules": 1,
+    }
+    Conversation.objects.create(
+        run=run, profile="order", index=9, record=data, has_errors=True, error_codes=[1003]
+    )
+    rows = {row["index"]: row for row in _rows(auth_api, run)}
+    assert rows[9]["verdict"] == "inconclusive" and rows[9]["fault"] == "simulated_user"
+    assert rows[9]["verdict_reason"].startswith("question_not_answered")
+    assert 9 not in [row["index"] for row in _rows(auth_api, run, verdict="failed")]
+    assert 9 in [row["index"] for row in _rows(auth_api, run, fault="simulated_user")]
+
+
+def test_the_run_s_stats_count_conversations_per_fault(auth_api):
+    run = _run(auth_api.user)
+    stats = auth_api.get(f"/api/runs/{run.pk}/stats/").json()
+    assert stats["faults"] == {
+        "chatbot": 2,
+        "simulated_user": 1,
+        "parley_llm": 0,
+        "infrastructure": 1,
+        "test_setup": 0,
+    }
+    assert sum(stats["faults"].values()) == stats["failed"] + stats["inconclusive"]

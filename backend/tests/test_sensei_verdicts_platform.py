@@ -71,6 +71,9 @@ def test_the_result_and_statistics_count_verdicts_and_reasons(run):
     stats = exports.statistics(run)
     assert stats["failed"] == 1 and stats["inconclusive_reasons"] == result["inconclusive_reasons"]
     assert stats["profiles"][0]["failed"] == 1 and stats["profiles"][0]["inconclusive"] == 2
+    # Who is at fault, per conversation that did not pass: the runs table and the dashboard read `faults`.
+    faults = {"chatbot": 1, "simulated_user": 1, "parley_llm": 0, "infrastructure": 1, "test_setup": 0}
+    assert result["faults"] == faults and stats["faults"] == faults
 
 
 def test_junit_fails_only_chatbot_faults_and_skips_inconclusive_conversations(run):
@@ -89,5 +92,24 @@ def test_csv_and_json_carry_the_verdict_and_the_evidence(run):
     assert [row["verdict"] for row in rows] == ["passed", "inconclusive", "failed", "inconclusive"]
     assert rows[3]["verdict_reason"].startswith("rate_limited")
     assert '"quote": "It is 9$."' in rows[0]["evidence"]
+    assert [(row["fault"], row["evidence_turn"]) for row in rows] == [
+        ("", ""),
+        ("simulated_user", ""),
+        ("chatbot", "1"),
+        ("infrastructure", ""),
+    ]
     document, _, _ = exports.render(run, "json")
     assert '"verdict": "passed"' in document
+
+
+def test_a_run_counted_by_older_verdict_rules_is_counted_again_when_read(run, auth_api):
+    run.owner = auth_api.user
+    run.status = Run.Status.SUCCEEDED
+    # Counted when it finished, before faults existed: every conversation with an error was a failure.
+    run.result = {"conversations": 4, "passed": 1, "failed": 3, "inconclusive": 0, "ok": False}
+    run.save()
+    listed = auth_api.get(f"/api/runs/{run.pk}/").json()["result"]
+    assert (listed["failed"], listed["inconclusive"], listed["ok"]) == (1, 2, False)
+    assert listed["faults"]["chatbot"] == 1 and listed["faults"]["simulated_user"] == 1
+    run.refresh_from_db()
+    assert run.result["verdict_rules"] == listed["verdict_rules"]  # stored: counted once

@@ -2,7 +2,8 @@
 
 Decision D26: the attribution is the record's own `verdict` (`passed` | `failed` | `inconclusive`) and
 `verdict_reason`, written by SENSEI (read defensively: a field this schema may not know). A record written
-before SENSEI had that field (or by another tool) is decided now by the same rules (`engine.sensei.verdicts`):
+before SENSEI had that field, under an older version of the verdict rules, or by another tool, is decided now by the
+same rules, through their one adapter (`engine.sensei.verdicts.current`):
 a fault of the chatbot (crash, timeout, loop…) fails it; set-up, budget, LLM and cancellation errors, or a
 simulated user that never conveyed a goal's inputs, make it inconclusive; otherwise it passed. A rule that failed on a conversation is a
 chatbot fault too: it fails a conversation that had passed, and it is noted on a failed one. An inconclusive
@@ -20,8 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from engine.conversation import ConversationRecord
-from engine.sensei.errors import describe
-from engine.sensei.verdicts import decide
+from engine.sensei.verdicts import VERDICT_RULES, current
 
 Verdict = Literal["passed", "failed", "inconclusive"]
 VERDICTS: tuple[Verdict, ...] = ("passed", "failed", "inconclusive")
@@ -70,26 +70,20 @@ def outcome_of(
     record: ConversationRecord, raw: Mapping[str, Any] | None = None, rules_failed: Sequence[str] = ()
 ) -> Outcome:
     """The outcome of `record` (`raw`: the JSON it was read from, which keeps fields the model drops)."""
-    source = raw if raw is not None else record
-    verdict = record_field(source, "verdict")
-    if verdict is None and raw is not None:
-        verdict = record_field(record, "verdict")
     rules = tuple(dict.fromkeys(rules_failed))
-    findings = [e for e in record.errors if describe(e.code).kind == "finding"]
-    fault_turn = findings[0].turn if findings else None
-    if verdict in VERDICTS:
-        reason = _reason_text(
-            record_field(source, "verdict_reason") or record_field(record, "verdict_reason")
-        )
-        outcome = Outcome(verdict, reason, "record", fault_turn if verdict == "failed" else None)
-    else:
-        # One classification (D26): a record written before verdicts existed is decided now, as SENSEI decides.
-        decided, reason = decide(record)
-        outcome = Outcome(decided, reason, "decided", fault_turn if decided == "failed" else None)
+    # One classification (D26), through the one adapter: a record decided by the current verdict rules keeps its
+    # verdict; one written before verdicts existed, or under older rules, is decided again now.
+    data = {**record.model_dump(mode="json"), **(dict(raw) if raw is not None else {})}
+    found = current(data)
+    fresh = data.get("verdict_rules") == VERDICT_RULES and data.get("verdict") in VERDICTS
+    reason = _reason_text(found.reason)
+    outcome = Outcome(found.verdict, reason, "record" if fresh else "decided", found.evidence_turn)
     if not rules:
         return outcome
     if outcome.verdict == "inconclusive":
         return replace(outcome, rules_failed=rules)
     if outcome.verdict == "passed":
-        return Outcome("failed", f"rule_failed: {', '.join(rules)}", outcome.source, None, rules)
+        # A rule checks the chatbot's words: its last turn stands as the proof the check report does not name.
+        last = next((i for i in range(len(record.turns) - 1, -1, -1) if record.turns[i].role == "bot"), None)
+        return Outcome("failed", f"rule_failed: {', '.join(rules)}", outcome.source, last, rules)
     return Outcome(outcome.verdict, outcome.reason, outcome.source, outcome.fault_turn, rules)

@@ -105,13 +105,30 @@ def _number_readings(token: str) -> set[float]:
     return readings
 
 
-def numbers_in(text: str) -> set[float]:
-    """Every number the text states, in digits or (small ones) in words."""
+# A number word in another sense: "one of our house pizzas", "the one you like", "which one", "one more thing".
+_OTHER_SENSE = re.compile(
+    r"(?:\b(?:the|this|that|which|each|any|every|no|some|another|someone|anyone|everyone|no one)\s+{w}\b)|"
+    r"(?:\b{w}\s+(?:of|more|else|another|day|moment|sec|second|minute|thing|way|last)\b)"
+)
+
+
+def numbers_in(text: str, *, as_quantity: bool = False) -> set[float]:
+    """Every number the text states, in digits or (small ones) in words. `as_quantity`: a number word counts
+    only where it is a number — not "one of our house pizzas", "the one", "one more thing" — as evidence of an
+    output must state the value as that output (D29)."""
     found: set[float] = set()
     for match in _NUMBER.finditer(text):
         found |= _number_readings(match.group(0))
     plain = f" {normalise(text)} "
-    found |= {float(value) for word, value in _NUMBER_WORDS.items() if f" {word} " in plain}
+    for word, value in _NUMBER_WORDS.items():
+        if f" {word} " not in plain:
+            continue
+        if as_quantity:
+            pattern = re.compile(_OTHER_SENSE.pattern.replace("{w}", re.escape(word)))
+            uses = len(re.findall(rf"(?<= ){re.escape(word)}(?= )", plain))
+            if uses <= len(pattern.findall(plain)):
+                continue  # every use of the word is in another sense
+        found.add(float(value))
     return found
 
 
@@ -251,7 +268,7 @@ def states(kind: str, value: Any, text: str, today: date) -> bool:
     if value is None:
         return False
     if kind in ("int", "float") and isinstance(value, int | float) and not isinstance(value, bool):
-        return _same_number(float(value), numbers_in(text))
+        return _same_number(float(value), numbers_in(text, as_quantity=True))
     if kind == "money" and isinstance(value, dict):
         amount = value.get("amount")
         if not isinstance(amount, int | float) or not _same_number(float(amount), numbers_in(text)):
@@ -275,7 +292,7 @@ def states(kind: str, value: Any, text: str, today: date) -> bool:
     if isinstance(value, bool):
         return False  # a yes or no is not in the words; only a chatbot's own quote can stand for it
     if isinstance(value, int | float):
-        return _same_number(float(value), numbers_in(text))
+        return _same_number(float(value), numbers_in(text, as_quantity=True))
     return says_words(str(value), text, typos=kind != "enum")
 
 
@@ -358,7 +375,14 @@ def support(
     words and states the value, else the sentence of the turn that does."""
     ordered = sorted(bot_turns, key=lambda t: (t[0] != turn, -t[0]))
     for index, text in ordered:
-        if quote and _quote_in(quote, text) and stated_in(kind, item_kind, value, quote, today, quote):
+        # A quote of a few words ("13.75", the value again) is shown as the sentence that holds it.
+        whole = quote is not None and len(quote.split()) >= 3
+        if (
+            quote
+            and whole
+            and _quote_in(quote, text)
+            and stated_in(kind, item_kind, value, quote, today, quote)
+        ):
             return Evidence(index, quote.strip())
         if not stated_in(kind, item_kind, value, text, today, quote):
             continue

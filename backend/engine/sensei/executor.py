@@ -53,7 +53,7 @@ from engine.sensei.simulator import (
     SpendTracker,
     simulated_user_model,
 )
-from engine.sensei.verdicts import judge, reason_code
+from engine.sensei.verdicts import FAULTS, VERDICT_RULES, fault_of, judge, reason_code
 
 ConnectorFactory = Callable[[], Connector]
 Sink = Callable[[ConversationRecord], None]
@@ -95,6 +95,7 @@ class RunSummary:
     inconclusive: int = 0
     failed_reasons: dict[str, int] = field(default_factory=dict)
     inconclusive_reasons: dict[str, int] = field(default_factory=dict)
+    faults: dict[str, int] = field(default_factory=dict)  # who is at fault → conversations (not passed)
     simulator_slips: int = 0  # times the user LLM left its role (cut, or written again), over the run
     slips_by_kind: dict[str, int] = field(default_factory=dict)
     errors_by_code: dict[int, int] = field(default_factory=dict)
@@ -114,6 +115,8 @@ class RunSummary:
         reasons = {"failed": self.failed_reasons, "inconclusive": self.inconclusive_reasons}.get(verdict)
         if reasons is not None:
             reasons[reason] = reasons.get(reason, 0) + 1
+            fault = record.fault or fault_of(record.verdict_reason) or "infrastructure"
+            self.faults[fault] = self.faults.get(fault, 0) + 1
         for slip in record.settings.get("simulator_slips") or []:
             self.simulator_slips += 1
             kind = str(slip.get("kind", "unknown")) if isinstance(slip, dict) else "unknown"
@@ -130,6 +133,8 @@ class RunSummary:
             "verdicts": {"passed": self.passed, "failed": self.failed, "inconclusive": self.inconclusive},
             "failed_reasons": dict(sorted(self.failed_reasons.items())),
             "inconclusive_reasons": dict(sorted(self.inconclusive_reasons.items())),
+            "faults": {name: self.faults.get(name, 0) for name in FAULTS},
+            "verdict_rules": VERDICT_RULES,
             "simulator_slips": self.simulator_slips,
             "simulator_slips_by_kind": dict(sorted(self.slips_by_kind.items())),
             "cancelled": self.cancelled,

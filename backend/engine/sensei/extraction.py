@@ -4,11 +4,12 @@ chatbot turn and the words that state it; a value no chatbot turn states is not 
 The answer schema is built from the profile: one nullable field per output (the output's name is the JSON
 key) holding `{value, turn, quote}`, the value typed as declared — string, int, float, bool, money `{amount,
 currency}`, date / time / datetime as ISO strings, `list[T]`, enums as a closed set, custom types as text that
-must match the type's regular expression (or an object of its components). A bare value where the object was
-asked for is read as the value (models forget the wrapper). The prompt states the conversation's date, and
-relative dates the model still returns ("tomorrow", "next friday") are resolved here against that date. Values
-that do not fit their type after normalisation become None, with a note saying why, so rules never see
-half-typed data.
+must match the type's regular expression (or an object of its components). What models in JSON mode and small
+local models write instead is read when it means one thing (`engine.sensei.coercion`, D29): a bare value where the
+object was asked, a value at the top level, keys in other words, "13.75$" or 13.75 for money, numbers and turns as
+text. The prompt states the conversation's date, and relative dates the model still returns ("tomorrow", "next
+friday") are resolved here against that date. Values that still do not fit their type are asked for once more with
+the reason, then become None (`unreadable`), so rules never see half-typed data.
 
 Evidence (`engine.sensei.evidence`): every value is checked against the chatbot's turns — numbers, money,
 dates, times and enum values after normalising, text by its words. One more call asks for the chatbot's exact
@@ -17,18 +18,18 @@ states a value of their type (an amount, a date, a time, a number) — in one mo
 support is None: `doubtful` when a chatbot sentence states a value of the output's type, whether the extractor
 found nothing or a value the chatbot never said (the record keeps the sentence: the chatbot may well have given
 the output, so it is not a chatbot fault), else `no_evidence` for a value no chatbot turn states. The record
-keeps, per output, the turn and quote (`OutputEvidence`) or why it is None: also `not_stated` (the extractor found nothing, and
-nothing of its type was said), `invalid` (did not fit its type), `not_extracted` (the conversation ended
+keeps, per output, the turn and quote (`OutputEvidence`) or why it is None: also `not_stated` (the extractor found
+nothing, and nothing of its type was said), `unreadable` (its answer did not fit the type even when asked again, or
+it answered nothing twice: `{}`; `invalid` in records of older versions), `not_extracted` (the conversation ended
 before).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
-from typing import Annotated, Any, Literal, cast
+from datetime import date
+from typing import Annotated, Any, ClassVar, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -39,21 +40,29 @@ from pydantic import (
     ValidationError,
     WithJsonSchema,
     create_model,
+    model_validator,
 )
 
 from engine.conversation import OutputEvidence, Turn
 from engine.llm import LLMClient, LLMError, user
+from engine.sensei import coercion
 from engine.sensei.evidence import Evidence, candidate, support
-from engine.sensei.profile import Output, OutputType, Profile, TypeDef
+from engine.sensei.profile import Output, OutputType, Profile
 from engine.sensei.prompts import EXTRACT, EXTRACT_QUOTES
-from engine.sensei.types import PatternError, PatternTimeout, fullmatch
+from engine.sensei.typed_values import normalise_value, parse_date, parse_time
+
+__all__ = [
+    "Extraction",
+    "Found",
+    "answer_schema",
+    "extract_outputs",
+    "parse_date",
+    "parse_time",
+    "read_answer",
+]
 
 TAG_EXTRACT = "sensei.extract"
 TAG_EXTRACT_QUOTES = "sensei.extract_quotes"
-_EVIDENCE_KEYS = frozenset({"value", "turn", "quote"})
-
-CURRENCY_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "us$": "USD"}
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
 
 class Money(BaseModel):
@@ -120,10 +129,21 @@ def _hint(output_type: OutputType, profile: Profile) -> str:
 
 
 def _wrap_bare(raw: Any) -> Any:
-    """A bare value where `{value, turn, quote}` was asked for is the value."""
-    if raw is None or (isinstance(raw, dict) and _EVIDENCE_KEYS & raw.keys()):
-        return raw
-    return {"value": raw}
+    """A bare value where `{value, turn, quote}` was asked for is the value; its keys in other words are read
+    (`engine.sensei.coercion`)."""
+    return coercion.found_object(raw)
+
+
+class _Answer(BaseModel):
+    """The answer of one extraction call; a value given at the top level is the one asked output's."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+    output_names: ClassVar[list[str]] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _top_level(cls, data: Any) -> Any:
+        return coercion.top_level(data, cls.output_names)
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
@@ -181,10 +201,11 @@ def answer_schema(profile: Profile, only: Sequence[str] | None = None) -> type[B
         fields[f"out_{index}"] = (_found_model(output, index, profile), Field(None, alias=output.name))
     model = create_model(
         "sensei_outputs",
-        __config__=ConfigDict(populate_by_name=True, extra="ignore"),
+        __base__=_Answer,
         __doc__="The outputs the chatbot provided in the conversation; null for each one it did not provide.",
         **fields,
     )
+    model.output_names = [o.name for o in profile.chatbot.outputs if only is None or o.name in only]
     return cast(type[BaseModel], model)
 
 
@@ -228,6 +249,7 @@ class Found:
     turn: int | None = None
     quote: str | None = None
     note: str | None = None
+    answered: bool = True  # False: the answer named no output at all (`{}`), which says nothing
 
 
 def read_found(profile: Profile, answer: BaseModel, today: date) -> dict[str, Found]:
@@ -245,14 +267,19 @@ def read_found(profile: Profile, answer: BaseModel, today: date) -> dict[str, Fo
             _turn_number(getattr(item, "turn", None)),
             quote.strip() if isinstance(quote, str) and quote.strip() else None,
             note or normalised_note,
+            # An answer that names no output at all (`{}`) said nothing; one that names some and leaves others
+            # out means null for those, as models writing optional fields do.
+            f"out_{index}" in answer.model_fields_set or bool(answer.model_fields_set),
         )
     return found
 
 
 def _typed(output: Output, raw: Any, profile: Profile) -> tuple[Any, str | None]:
-    """The raw JSON value validated as the output's declared type (lax: "3.5" is a number), or why not."""
+    """The raw JSON value validated as the output's declared type (lax: "3.5" is a number, "13.75$" money), or
+    why not."""
     if raw is None:
         return None, None
+    raw = _coerced(output.type, raw)
     try:
         return TypeAdapter(_python_type(output.type, profile, output.name)).validate_python(raw), None
     except ValidationError as exc:
@@ -264,14 +291,22 @@ def _typed(output: Output, raw: Any, profile: Profile) -> tuple[Any, str | None]
         )
 
 
+def _coerced(output_type: OutputType, raw: Any) -> Any:
+    """What is unambiguous in a loose value, read as the declared type (`engine.sensei.coercion`)."""
+    kind = output_type.kind
+    if kind == "list" and output_type.item is not None:
+        items = raw if isinstance(raw, list) else [raw]
+        return [_coerced(output_type.item, item) for item in items]
+    if kind == "money":
+        return coercion.money(raw)
+    if kind in ("int", "float"):
+        return coercion.number(raw)
+    return raw
+
+
 def _turn_number(raw: Any) -> int | None:
-    """The turn an answer names: 6, "6" or "turn 6"."""
-    if isinstance(raw, bool):
-        return None
-    if isinstance(raw, int):
-        return raw
-    match = re.search(r"\d+", str(raw)) if isinstance(raw, str | float) else None
-    return int(match.group(0)) if match else None
+    """The turn an answer names: 6, "6", "turn 6"; not 13.75 (the value given again)."""
+    return coercion.turn_index(raw)
 
 
 def read_answer(profile: Profile, answer: BaseModel, today: date) -> tuple[dict[str, Any], list[str]]:
@@ -351,6 +386,7 @@ def extract_outputs(
     outputs = {o.name: o for o in profile.chatbot.outputs}
     unsupported: dict[str, Found] = {}  # a value no chatbot turn states
     unread: list[str] = []  # found nothing
+    unreadable: dict[str, str] = {}  # an answer that could not be read as the output's type: why
     # A chatbot sentence that states a value of the output's type: the chatbot may well have given the output.
     hints: dict[str, Evidence] = {}
     for name, output in outputs.items():
@@ -362,18 +398,20 @@ def extract_outputs(
             result.evidence[name] = proof
             continue
         maybe = candidate(*_kinds(output), bot_turns, today, output.description)
-        if item.value is not None:
+        if item.note:
+            unreadable[name] = item.note  # asked again, with the reason (D29)
+        elif item.value is not None:
             unsupported[name] = item
-        elif not item.note and maybe:
-            unread.append(name)
+        elif maybe or not item.answered:
+            unread.append(name)  # nothing found where a sentence may state it, or no answer at all: ask again
         else:
-            result.evidence[name] = OutputEvidence(reason="invalid" if item.note else "not_stated")
+            result.evidence[name] = OutputEvidence(reason="not_stated")
             continue
         if maybe:
             hints[name] = maybe
-    if not unsupported and not unread:
+    if not unsupported and not unread and not unreadable:
         return result
-    asked = [*unsupported, *unread]
+    asked = [*unreadable, *unsupported, *unread]
     result.quote_retry = asked
 
     said = {name: f"the chatbot said at [turn {m.turn}]: {m.quote!r}" for name, m in hints.items()}
@@ -382,7 +420,17 @@ def extract_outputs(
         + (f"; {said[name]}" if name in said else "")
         for name, item in unsupported.items()
     ]
-    claims += [f"- {name}: you gave nothing, but {said[name]}" for name in unread]
+    claims += [
+        f"- {name}: you gave nothing, but {said[name]}"
+        if name in said
+        else f"- {name}: your answer left it out"
+        for name in unread
+    ]
+    claims += [
+        f"- {name}: your answer could not be read: {why}. Give the value in the shape asked for"
+        + (f"; {said[name]}" if name in said else "")
+        for name, why in unreadable.items()
+    ]
     prompt = EXTRACT_QUOTES.fill(
         claims="\n".join(claims),
         fields=_fields(profile, asked),
@@ -404,12 +452,27 @@ def extract_outputs(
         retried = {}
         result.notes.append(f"asking for the chatbot's words failed: {exc.user_message}")
     for name in asked:
-        value, proof = _supported(outputs[name], retried.get(name, Found()), bot_turns, today)
+        again_found = retried.get(name, Found())
+        value, proof = _supported(outputs[name], again_found, bot_turns, today)
         if proof is not None:
             result.values[name], result.evidence[name] = value, proof
             continue
         result.values[name] = None
         maybe = hints.get(name)
+        if not again_found.answered and name not in unsupported and maybe is None:
+            # Not answered twice (`{}`): Parley's model said nothing about it, which proves nothing either way.
+            result.evidence[name] = OutputEvidence(reason="unreadable")
+            result.notes.append(f"{name}: the extractor did not answer for it, even when asked again")
+            continue
+        if name in unreadable and (again_found.note or again_found.value is not None or maybe):
+            # Still unreadable, or read but unsupported after an unreadable first answer: Parley's model, not
+            # the chatbot (extraction_unreadable).
+            why = again_found.note or unreadable[name]
+            result.evidence[name] = OutputEvidence(
+                turn=maybe.turn if maybe else None, quote=maybe.quote if maybe else None, reason="unreadable"
+            )
+            result.notes.append(f"{name}: unreadable even when asked again ({why})")
+            continue
         if name in unsupported:
             shown = _shown(unsupported[name].value)
             why = " (no_evidence)" if maybe is None else ""
@@ -420,113 +483,3 @@ def extract_outputs(
             result.evidence[name] = OutputEvidence(turn=maybe.turn, quote=maybe.quote, reason="doubtful")
             result.notes.append(f"{name}: not found, though turn {maybe.turn} may state it (doubtful)")
     return result
-
-
-def normalise_value(output: Output, raw: Any, profile: Profile, today: date) -> tuple[Any, str | None]:
-    if raw is None:
-        return None, None
-    try:
-        return _normalise(output.type, raw, profile, today), None
-    except ValueError as exc:
-        return None, str(exc)
-
-
-def _normalise(output_type: OutputType, raw: Any, profile: Profile, today: date) -> Any:
-    kind = output_type.kind
-    if isinstance(raw, BaseModel):
-        raw = raw.model_dump()
-    if kind == "list" and output_type.item is not None:
-        return [_normalise(output_type.item, item, profile, today) for item in raw]
-    if kind == "money":
-        currency = raw.get("currency")
-        if isinstance(currency, str):
-            currency = CURRENCY_SYMBOLS.get(currency.strip().lower(), currency.strip().upper())
-        return {"amount": float(raw["amount"]), "currency": currency or None}
-    if kind == "date":
-        return parse_date(str(raw), today).isoformat()
-    if kind == "time":
-        return parse_time(str(raw)).isoformat()
-    if kind == "datetime":
-        text = str(raw).strip().replace(" ", "T", 1)
-        try:
-            return datetime.fromisoformat(text).replace(tzinfo=None).isoformat()
-        except ValueError:
-            raise ValueError(f"{raw!r} is not a date and time") from None
-    if kind == "custom":
-        definition = profile.custom_type(output_type.name or "")
-        if definition is not None:
-            return _custom(definition, raw)
-    if kind == "int" and isinstance(raw, float) and raw.is_integer():
-        return int(raw)
-    if kind == "string":
-        return str(raw).strip()
-    return raw
-
-
-def _custom(definition: TypeDef, raw: Any) -> Any:
-    if isinstance(raw, dict):
-        return raw
-    text = str(raw).strip()
-    try:
-        ok = fullmatch(definition.format, text)
-    except (PatternError, PatternTimeout) as exc:
-        raise ValueError(f"could not check {text!r} against {definition.name}: {exc}") from None
-    if not ok:
-        raise ValueError(f"{text!r} does not match the {definition.name} format {definition.format}")
-    if definition.extraction == "int":
-        return int(float(text))
-    if definition.extraction == "float":
-        return float(text)
-    return text
-
-
-def parse_date(text: str, today: date) -> date:
-    """An ISO date, a DD/MM/YYYY date, or a relative expression resolved against `today`."""
-    clean = text.strip().lower().rstrip(".")
-    try:
-        return date.fromisoformat(clean[:10])
-    except ValueError:
-        pass
-    match = re.match(r"^(\d{1,2})/(\d{1,2})/(\d{4})$", clean)
-    if match:
-        return date(int(match.group(3)), int(match.group(2)), int(match.group(1)))
-    relative = {
-        "today": 0,
-        "tomorrow": 1,
-        "yesterday": -1,
-        "day after tomorrow": 2,
-        "the day after tomorrow": 2,
-    }
-    if clean in relative:
-        return today + timedelta(days=relative[clean])
-    match = re.match(r"^in (\d+) days?$", clean)
-    if match:
-        return today + timedelta(days=int(match.group(1)))
-    match = re.match(r"^(next |this |on )?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)$", clean)
-    if match:
-        ahead = (WEEKDAYS.index(match.group(2)) - today.weekday()) % 7
-        if ahead == 0 or match.group(1) == "next ":
-            ahead = ahead or 7
-        return today + timedelta(days=ahead)
-    raise ValueError(f"{text!r} is not a date")
-
-
-def parse_time(text: str) -> time:
-    clean = text.strip().lower().replace(".", "")
-    match = re.match(r"^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(am|pm)?$", clean)
-    if not match:
-        try:
-            return time.fromisoformat(text.strip())
-        except ValueError:
-            raise ValueError(f"{text!r} is not a time") from None
-    hour, minute, second = int(match.group(1)), int(match.group(2) or 0), int(match.group(3) or 0)
-    if match.group(4) == "pm" and hour < 12:
-        hour += 12
-    if match.group(4) == "am" and hour == 12:
-        hour = 0
-    if match.group(2) is None and match.group(4) is None:
-        raise ValueError(f"{text!r} is not a time")
-    try:
-        return time(hour, minute, second)
-    except ValueError:
-        raise ValueError(f"{text!r} is not a time") from None

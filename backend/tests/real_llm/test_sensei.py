@@ -7,7 +7,9 @@ The issue's Done-when, each asserted on what the real model did, not on a double
 - no output reported as found without a chatbot turn that states it;
 - no user message that speaks for the chatbot reaches it;
 - no conversation `failed` when the simulated user never conveyed the goal's inputs;
-- against the bot that answers 500 on turn 2, every conversation `failed`.
+- against the bot that answers 500 on turn 2, every conversation that met the fault `failed`, with the chatbot's
+  turn as its proof;
+- verdicts with proof: on the unmodified bots, seeds 1 to 3, two conversations each, no conversation `failed`.
 The checks here are written independently of the code they check where they can be (a speaker-label regex,
 the quote inside the chatbot's turn). Few conversations, few turns: the model runs on one thread.
 """
@@ -104,7 +106,7 @@ def _local(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def sensei_cli(
-    tmp_path: Path, bot_url: str, llm_url: str, model: str, profile: str, *extra: str
+    tmp_path: Path, bot_url: str, llm_url: str, model: str, profile: str, *extra: str, seed: int = 1
 ) -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
     (tmp_path / "profile.yaml").write_text(profile)
     (tmp_path / "bot.yaml").write_text(CONNECTOR.format(url=bot_url))
@@ -113,7 +115,7 @@ def sensei_cli(
         [
             "sensei", "run", str(tmp_path / "profile.yaml"), "--connector", str(tmp_path / "bot.yaml"),
             "--provider", "openai-compatible", "--base-url", llm_url, "--model", model, "--api-key", "none",
-            "--seed", "1", "--concurrency", "2", "--out", str(out), "--junit", str(tmp_path / "junit.xml"), *extra,
+            "--seed", str(seed), "--concurrency", "2", "--out", str(out), "--junit", str(tmp_path / "junit.xml"), *extra,
         ]
     )  # fmt: skip
     records = [json.loads(path.read_text()) for path in sorted(out.glob("*/*.json"))]
@@ -145,16 +147,25 @@ def assert_done_when(records: list[dict[str, Any]]) -> None:
             assert not unsaid, (where, record["verdict_reason"], said)
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize(("bot", "profile"), [("pizza", PIZZA), ("bike", BIKE)])
 def test_sensei_cli_on_an_unmodified_bot_keeps_every_verdict_about_the_chatbot(
-    tmp_path, bots, real_llm_url, real_llm_model, bot, profile, capsys, caplog
+    tmp_path, bots, real_llm_url, real_llm_model, bot, profile, seed, capsys, caplog
 ):
     caplog.set_level(logging.INFO)  # the handler too: the LLM server's answers are logged (by httpx) at INFO
-    code, records, summary = sensei_cli(tmp_path, bots[bot], real_llm_url, real_llm_model, profile)
+    # Two user messages each (CI budget: three seeds, two bots, two conversations each, with a 135M model).
+    short = profile.replace("steps: 3", "steps: 2")
+    code, records, summary = sensei_cli(tmp_path, bots[bot], real_llm_url, real_llm_model, short, seed=seed)
     printed = capsys.readouterr()
     assert len(records) == 2
     assert_done_when(records)
-    assert code == (1 if summary["verdicts"]["failed"] else 0)  # only a chatbot fault fails the run
+    # Verdicts with proof (D28): the unmodified bot has no fault, so whatever the 135M model does as the user and
+    # the extractor, no conversation is `failed` — each one that is not passed says why and who is at fault.
+    assert [(r["verdict_reason"], r["fault"]) for r in records if r["verdict"] == "failed"] == []
+    assert all(
+        r["fault"] in (None, "simulated_user", "parley_llm", "infrastructure", "test_setup") for r in records
+    )
+    assert code == 0 and summary["faults"]["chatbot"] == 0
     # The server refuses `json_schema` with an HTTP 500: learned once, said once, never retried. Whether the run
     # asks for structured output at all depends on the model (a conversation cut short never reaches extraction).
     calls = [r.getMessage() for r in caplog.records if r.name == "httpx" and "completions" in r.getMessage()]
@@ -191,6 +202,9 @@ def test_against_a_bot_that_answers_500_on_turn_2_every_conversation_that_meets_
         if record in met:
             assert record["verdict"] == "failed", record["verdict_reason"]
             assert record["verdict_reason"].startswith("chatbot_crash"), record["verdict_reason"]
+            # The proof: the chatbot's reply to the second user message, the one that never came.
+            second = [i for i, t in enumerate(record["turns"]) if t["role"] == "user"][1]
+            assert (record["fault"], record["evidence_turn"]) == ("chatbot", second + 1)
         else:
             assert record["verdict"] == "inconclusive", record["verdict_reason"]
             assert record["verdict_reason"].split(":")[0] in SIMULATOR_REASONS, record["verdict_reason"]
@@ -247,6 +261,10 @@ def test_a_platform_sensei_run_with_the_real_model(celery_worker, auth_api, real
     result = run["result"]
     assert result["passed"] + result["failed"] + result["inconclusive"] == 2
     assert result["ok"] == (result["failed"] == 0)
+    assert (
+        result["failed"] == 0 and result["faults"]["chatbot"] == 0
+    )  # the unmodified bot: no fault of its own
+    assert sum(result["faults"].values()) == result["inconclusive"]
     warnings = [e.data["text"] for e in RunEvent.objects.filter(run_id=run_id, type=RunEvent.Type.WARNING)]
     extracted = any(proof["reason"] != "not_extracted" for r in records for proof in r["evidence"].values())
     adapted = [w for w in warnings if "refused a parameter" in w]

@@ -38,6 +38,7 @@ from engine.llm.testing.imperfect import (
     styled,
     words_of,
 )
+from engine.llm.testing.imperfect_loose import loose_json
 from engine.llm.testing.script import Reply
 
 END_MARK = "[END]"
@@ -218,6 +219,11 @@ class SenseiImperfection:
     judge_no_items: float = 0.1  # the whole items_given field left out
     item_spelling: float = 0.5  # item names in another casing, spacing or number
     loose_format: float = 0.5  # extracted values as "$" and text numbers instead of codes and numbers
+    # The loose-JSON mode: the extraction answered as models in `json_object` mode and small local models do —
+    # `{"value": 13.75, "turn": "13.75", "quote": "13.75"}` for money, a bare number or "13.75$" where an object
+    # was asked, the turn as text, keys in other words or casing, one asked field's value at the top level, an
+    # empty object now and then. 0 keeps the tidy `{name: value}` answers.
+    loose_json: float = 0.0
 
 
 @dataclass
@@ -230,6 +236,7 @@ class SenseiDouble:
             "sensei.user_turn": self.user_turn,
             "sensei.goal_check": self.goal_check,
             "sensei.extract": self.extract,
+            "sensei.extract_quotes": self.extract_again,
             "sensei.any_list": self.any_list,
         }
 
@@ -378,11 +385,18 @@ class SenseiDouble:
 
     # -- the extractor -------------------------------------------------------------------------------------------
 
-    def extract(self, request: Request) -> Reply:
+    def extract_again(self, request: Request) -> Reply:
+        """Asked once more (the values no chatbot turn states, or that could not be read, with the reason): the
+        same reading of the chatbot's words; a model told what was wrong no longer answers with nothing."""
+        return self.extract(request, header="Fields:\n", again=True)
+
+    def extract(
+        self, request: Request, *, header: str = "Fields to extract:\n", again: bool = False
+    ) -> Reply:
         prompt, rng = request.prompt, request.rng
         fields = [
             match.groups()
-            for line in _section(prompt, "Fields to extract:\n", "\n\nConversation:").splitlines()
+            for line in _section(prompt, header, "\n\nConversation:").splitlines()
             if (match := _FIELD.match(line))
         ]
         turns = parse_conversation(_section(prompt, "Conversation:\n"))
@@ -391,6 +405,9 @@ class SenseiDouble:
         answer = {
             name: _find(name, kind, description, bot, loose=loose) for name, kind, description in fields
         }
+        if rng.random() < self.imperfection.loose_json:
+            bot_turns = [(i, t.text) for i, t in enumerate(turns) if t.speaker == "Chatbot"]
+            return {"json": loose_json(answer, fields, bot_turns, rng, empty=not again)}
         return {"json": answer}
 
     def any_list(self, request: Request) -> Reply:

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from engine.sensei.verdicts import VERDICT_RULES
+
 
 def record(
     profile: str,
@@ -40,9 +42,10 @@ def record(
         "errors": [{"code": code, "message": f"error {code}", "turn": 2} for code in errors or []],
         "usage": {"calls": 3, "cost_usd": cost},
     }
-    if verdict is not None:
+    if verdict is not None:  # as SENSEI writes it today: decided by the current verdict rules
         data["verdict"] = verdict
         data["verdict_reason"] = reason
+        data["verdict_rules"] = VERDICT_RULES
     return data
 
 

@@ -39,7 +39,7 @@ def test_a_profile_that_now_crashes_regresses_and_is_named_with_its_evidence():
     assert len(order.newly_failing) == 6 and order.new_error_codes == [500]
     first = order.newly_failing[0]
     assert first.baseline_verdict == "passed" and first.run_verdict == "failed"
-    assert first.run[0].reason.startswith("chatbot_crash: error 500") and first.run[0].fault_turn == 2
+    assert first.run[0].reason.startswith("chatbot_crash: error 500") and first.run[0].fault_turn == 1
     assert [e.code for e in comparison.new_error_codes] == [500]
     assert any(reason.startswith("profile order: regressed") for reason in comparison.reasons)
     assert next(g for g in comparison.profiles if g.name == "faq").status == "unchanged"
@@ -131,6 +131,14 @@ def test_the_record_verdict_decides_and_records_without_one_are_decided_by_sense
     ]
     assert comparison.overall.run.decided == 2 and comparison.overall.run.inconclusive == 2
     assert comparison.inconclusive_reasons.run == {"inputs_not_conveyed": 1, "user_llm_failed": 1}
+
+
+def test_a_verdict_of_older_rules_is_decided_again_by_today_s():
+    # Stored under the first rules, which had no proof rule: decided again through the one adapter.
+    older = record("order", 0, errors=[500], verdict="inconclusive", reason="user_llm_failed: x")
+    older["verdict_rules"] = 1
+    comparison = runs(clean("order", 1), [older])
+    assert [(m.run_verdict, m.run[0].source) for m in comparison.newly_failing] == [("failed", "decided")]
 
 
 def test_a_run_that_decided_nothing_is_inconclusive():

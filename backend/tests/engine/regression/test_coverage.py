@@ -11,6 +11,7 @@ from typing import Any
 from commands import sensei as sensei_command
 from engine.regression import run_data
 from engine.regression.coverage import coverage, graph_nodes, to_text, words
+from engine.sensei.verdicts import VERDICT_RULES
 from tests.engine.regression.records import write_run
 
 # A graph.json as TRACER writes it (the start node, flow edges, a category box is not a node).
@@ -76,6 +77,7 @@ def conversation(
         "usage": {},
         "verdict": verdict,
         "verdict_reason": "",
+        "verdict_rules": VERDICT_RULES,  # decided by today's rules, as SENSEI writes records
     }
 
 

@@ -235,3 +235,15 @@ def test_a_malformed_value_costs_that_output_only():
     assert found["price"].value is None and "amount" in (found["price"].note or "")
     assert found["price"].turn == 1
     assert (found["order_id"].value, found["order_id"].turn) == ("3FA9C1", 3)
+
+
+def test_a_number_word_in_another_sense_is_no_evidence_of_a_number_output():
+    from engine.sensei.evidence import states
+
+    # D29: "one of our house pizzas" does not say order_appointment = 1.
+    offer = "Would you like one of our house pizzas, or would you rather build your own?"
+    assert not states("int", 1, offer, WEDNESDAY)
+    assert not states("int", 1, "Which one would you like?", WEDNESDAY)
+    assert states("int", 2, "Two cokes, coming up.", WEDNESDAY)
+    assert states("int", 1, "You ordered one pizza.", WEDNESDAY)
+    assert states("int", 1, "Appointment 1 is booked.", WEDNESDAY)

@@ -115,7 +115,11 @@ conversation:
         "size": "large",
     }
     evidence = record.evidence
-    assert evidence["price"].turn == 3 and evidence["price"].quote == "is 21$"
+    # A quote of a word or two ("is 21$") is shown as the chatbot's sentence that holds it.
+    assert (
+        evidence["price"].turn == 3
+        and evidence["price"].quote == "The total for your large margherita and 2 coke is 21$."
+    )
     # The extractor named the wrong turn and half a sentence: the turn that says it, and its sentence.
     assert evidence["order_id"].turn == 3 and evidence["order_id"].quote.startswith(
         "Your order number is 0ED87A"

@@ -11,7 +11,7 @@ from engine.connectors import BotReply, ChatbotHTTPError, Connector
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
 from engine.sensei import Simulator, plan, run_profiles
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN
-from engine.sensei.verdicts import decide, reason_code, tally, verdict_of
+from engine.sensei.verdicts import VERDICT_RULES, decide, reason_code, tally, verdict_of
 
 from .conftest import TODAY, FakeBot, profile_from
 
@@ -101,7 +101,15 @@ def test_a_missing_output_is_not_due_while_the_chatbot_is_still_asking_at_the_me
     assert decide(fallback)[0] == "failed"  # not understanding is no question about an input
     ended = _record(CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="How many drinks would you like?")
     ended.settings = {"stopped_because": "finished"}  # the chatbot's own end: no limit cut it short
-    assert decide(ended)[0] == "failed"
+    # …but the user never said how many drinks: the chatbot asked, the user did not do its part.
+    assert reason_code(decide(ended)[1]) == "question_not_answered"
+    answered = _record(
+        ["A small pizza please", "Two, and do you deliver?"],
+        ErrorCode.GOAL_NOT_COMPLETED,
+        bot_says="How many drinks would you like?",
+    )
+    answered.settings = {"stopped_because": "finished"}
+    assert decide(answered)[0] == "failed"
 
 
 def test_an_output_the_extractor_may_have_missed_makes_a_doubt_not_a_failure():
@@ -122,19 +130,31 @@ def test_a_stored_record_without_a_verdict_gets_one_and_tally_counts_reasons():
     assert verdict_of(old)[0] == "failed"
     assert verdict_of({"id": "c0"})[0] == "passed"  # a bare stored record: nothing went wrong in it
     assert reason_code(verdict_of({"turns": "?"})[1]) == "unreadable"
-    assert verdict_of({**old, "verdict": "inconclusive", "verdict_reason": "rate_limited: x"}) == (
+    # A verdict decided by the current rules is read as stored; one of an older version is decided again.
+    current_rules = {**old, "verdict": "inconclusive", "verdict_reason": "rate_limited: x"}
+    assert verdict_of({**current_rules, "verdict_rules": VERDICT_RULES}) == (
         "inconclusive",
         "rate_limited: x",
     )
+    assert verdict_of(current_rules)[0] == "failed"  # no version: re-decided (the crash on turn 1 is a fault)
+    assert verdict_of({**current_rules, "verdict_rules": VERDICT_RULES - 1})[0] == "failed"
     counted = tally(
-        [("passed", "passed"), ("inconclusive", "rate_limited: a"), ("inconclusive", "rate_limited: b")]
+        [("passed", "passed"), ("inconclusive", "rate_limited: a"), ("inconclusive", "user_left_role: b")]
     )
     assert counted == {
         "passed": 1,
         "failed": 0,
         "inconclusive": 2,
         "failed_reasons": {},
-        "inconclusive_reasons": {"rate_limited": 2},
+        "inconclusive_reasons": {"rate_limited": 1, "user_left_role": 1},
+        "faults": {
+            "chatbot": 0,
+            "simulated_user": 1,
+            "parley_llm": 0,
+            "infrastructure": 1,
+            "test_setup": 0,
+        },
+        "verdict_rules": VERDICT_RULES,
     }
 
 
@@ -220,3 +240,50 @@ def test_a_user_who_never_conveys_its_inputs_makes_the_conversation_inconclusive
     assert record.verdict_reason.startswith(
         "inputs_not_conveyed: the simulated user never said the inputs of goal 1"
     )
+
+
+def test_every_verdict_reason_maps_to_who_is_at_fault_in_one_table():
+    import inspect
+    import re
+
+    from engine.sensei import verdicts
+    from engine.sensei.errors import ERROR_TABLE
+
+    assert verdicts.FAULTS == ("chatbot", "simulated_user", "parley_llm", "infrastructure", "test_setup")
+    assert set(verdicts.REASON_FAULTS.values()) == set(verdicts.FAULTS)
+    # Every error code's slug, and only findings about the chatbot are the chatbot's.
+    for info in ERROR_TABLE.values():
+        assert info.slug in verdicts.REASON_FAULTS, info.slug
+        assert (verdicts.REASON_FAULTS[info.slug] == "chatbot") == (info.kind == "finding"), info.slug
+    # Every reason the rules write ("<reason>: …" in the module's source).
+    written = set(re.findall(r'"([a-z_]+): ', inspect.getsource(verdicts))) - {"passed"}
+    assert written and written <= set(verdicts.REASON_FAULTS), written - set(verdicts.REASON_FAULTS)
+    assert verdicts.fault_of("http_404: not found") == "chatbot"
+    assert verdicts.fault_of("passed: no chatbot fault") is None
+    assert verdicts.fault_of("something_new: a reason this version does not know") == "infrastructure"
+
+
+def test_a_failed_verdict_always_names_a_chatbot_turn_and_an_inconclusive_one_never_blames_the_chatbot():
+    from engine.sensei.verdicts import decision
+
+    cases = [
+        _record(says, *codes)
+        for says in (CONVEYED, FANTASY)
+        for codes in (
+            [],
+            [ErrorCode.CHATBOT_CRASH],
+            [ErrorCode.GOAL_NOT_COMPLETED],
+            [ErrorCode.REPETITION_LOOP],
+            [ErrorCode.FALLBACK_LOOP],
+            [ErrorCode.USER_LLM_FAILED],
+            [ErrorCode.RATE_LIMITED, ErrorCode.GOAL_NOT_COMPLETED],
+        )
+    ]
+    for record in cases:
+        found = decision(record, date(2027, 3, 10))
+        if found.verdict == "failed":
+            assert found.fault == "chatbot" and found.evidence_turn is not None, found
+            turn = found.evidence_turn
+            assert turn == len(record.turns) or record.turns[turn].role == "bot", found
+        else:
+            assert found.evidence_turn is None and found.fault != "chatbot", found
