@@ -1551,8 +1551,9 @@ export interface components {
             }[];
         };
         /**
-         * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault)
-         *     and `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts).
+         * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault),
+         *     `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts), `fault` who is at fault (null
+         *     when passed) and `evidence_turn` the chatbot's turn that proves a `failed` (null otherwise).
          */
         Conversation: {
             readonly id: number;
@@ -1562,6 +1563,8 @@ export interface components {
             readonly error_codes: unknown;
             readonly verdict: components["schemas"]["ConversationVerdictEnum"];
             readonly verdict_reason: string;
+            readonly fault: (components["schemas"]["FaultEnum"] | components["schemas"]["NullEnum"]) | null;
+            readonly evidence_turn: number | null;
             readonly turns: number;
             /** Format: double */
             readonly duration_s: number | null;
@@ -1572,8 +1575,9 @@ export interface components {
             readonly record: unknown;
         };
         /**
-         * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault)
-         *     and `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts).
+         * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault),
+         *     `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts), `fault` who is at fault (null
+         *     when passed) and `evidence_turn` the chatbot's turn that proves a `failed` (null otherwise).
          */
         ConversationList: {
             readonly id: number;
@@ -1583,6 +1587,8 @@ export interface components {
             readonly error_codes: unknown;
             readonly verdict: components["schemas"]["ConversationVerdictEnum"];
             readonly verdict_reason: string;
+            readonly fault: (components["schemas"]["FaultEnum"] | components["schemas"]["NullEnum"]) | null;
+            readonly evidence_turn: number | null;
             readonly turns: number;
             /** Format: double */
             readonly duration_s: number | null;
@@ -1634,6 +1640,15 @@ export interface components {
             functionalities: string[];
             tracer?: number;
         };
+        /**
+         * @description * `chatbot` - chatbot
+         *     * `simulated_user` - simulated_user
+         *     * `parley_llm` - parley_llm
+         *     * `infrastructure` - infrastructure
+         *     * `test_setup` - test_setup
+         * @enum {string}
+         */
+        FaultEnum: "chatbot" | "simulated_user" | "parley_llm" | "infrastructure" | "test_setup";
         Health: {
             status: components["schemas"]["HealthStatusEnum"];
             database: components["schemas"]["HealthComponent"];
@@ -1696,6 +1711,8 @@ export interface components {
          * @enum {string}
          */
         NameEnum: "model" | "report" | "graph" | "transcripts" | "usage" | "bench" | "plan" | "exchanges";
+        /** @enum {unknown} */
+        NullEnum: null;
         /**
          * @description * `delete-enum-value` - delete-enum-value
          *     * `change-optionality` - change-optionality
@@ -4528,6 +4545,8 @@ export interface operations {
         parameters: {
             query?: {
                 error_code?: number;
+                /** @description Only conversations whose fault is this (who caused a failed or inconclusive one). */
+                fault?: "chatbot" | "infrastructure" | "parley_llm" | "simulated_user" | "test_setup";
                 has_errors?: boolean;
                 /** @description A page number within the paginated result set. */
                 page?: number;
