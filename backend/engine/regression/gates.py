@@ -66,7 +66,8 @@ def pass_k_gate(baseline: RunData, run: RunData, threshold: float) -> list[GateR
         if old is None:
             continue  # a profile new in the run has nothing to fall from; the comparison lists it as new
         b, a = old.pass_k, after.pass_k
-        rates = f"pass^{old.k}→{after.k} {_shown(b)} → {_shown(a)}"
+        k = f"{after.k}" if old.k == after.k else f"{old.k}→{after.k}"  # repeats may differ between the runs
+        rates = f"pass^{k} {_shown(b)} → {_shown(a)}"
         change = difference(b, a)
 
         def result(
