@@ -339,6 +339,8 @@ class _Conversation:
     def _play_script(self) -> None:
         """The profile's literal turns, before any simulated one: sent as written, no LLM, no loop detection
         (their checks judge the replies: `engine.sensei.scripted`)."""
+        if not self.profile.script:
+            return
         sent: list[int] = []
         self.record.settings[SCRIPT_TURNS] = sent
         for step in self.profile.script:

@@ -3,7 +3,7 @@
 Owns `test_name` (or the file name when it is missing), `llm`/`LLM`, and where `conversation` may be written
 (`conversations`, or indented under `chatbot` as in the paper). Each section is read by its own module.
 
-With a `script` (`script`), `user`, `chatbot` and `conversation` become optional: a script without goals is
+With a `script` (read by `dialects.script`), `user`, `chatbot` and `conversation` become optional: a script without goals is
 one conversation of exactly its steps (`conversation.number` may repeat it), decided by its checks.
 """
 
@@ -54,9 +54,8 @@ def read_profile(reader: Reader, data: Any) -> Profile | None:
     ]
     reader.unknown_keys(data, known, ())
     script = read_script(reader, data.get("script"), ("script",))
-    scripted = (
-        "script" in data
-    )  # a broken script still makes the other sections optional: one error, not four
+    # A broken script still makes the other sections optional: one error, not four.
+    scripted = "script" in data
     min_pass_rate = read_min_pass_rate(reader, data.get("min_pass_rate"), ("min_pass_rate",))
     name = reader.text(data.get("test_name"), ("test_name",), "test_name")
     if name is None and data.get("name") is not None:
