@@ -239,6 +239,14 @@ def _plan(args: argparse.Namespace) -> int:
     _print_problems([p for p in problems if not p.is_error])
     out = sys.stdout
     out.write(f"{profile.name}: {len(result.conversations)} conversation(s), seed {result.seed}\n")
+    if profile.script:
+        checks = sum(len(step.expect) for step in profile.script)
+        after = (
+            "no simulated turn: decided by its checks, no LLM call"
+            if profile.scripted_only
+            else "then simulated"
+        )
+        out.write(f"  script: {len(profile.script)} literal user turn(s), {checks} check(s); {after}\n")
     names = [v.name for v in profile.user.variables]
     for conversation in result.conversations:
         values = ", ".join(f"{n}={json.dumps(conversation.values[n], ensure_ascii=False)}" for n in names)

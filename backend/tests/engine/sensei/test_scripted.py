@@ -294,3 +294,36 @@ def test_the_published_schema_describes_scripts_for_the_editor():
     assert list(validator.iter_errors(neither))
     check = schema["properties"]["script"]["items"]["properties"]["expect"]["anyOf"][1]
     assert set(check["properties"]) == {"contains", "not_contains", "matches", "states"}
+
+
+# -- the command line ------------------------------------------------------------------------------------------
+
+
+def _cli(*argv: str) -> int:
+    import argparse
+
+    from commands import sensei
+
+    parser = argparse.ArgumentParser(prog="parley")
+    sensei.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["sensei", *argv])
+    return int(args.handler(args))
+
+
+def test_plan_says_a_script_needs_no_llm_and_validate_points_at_the_bad_check(tmp_path, capsys):
+    good = tmp_path / "order.yaml"
+    good.write_text(ORDER)
+    assert _cli("plan", str(good), "--seed", "1") == 0
+    out = capsys.readouterr().out
+    assert (
+        "script: 4 literal user turn(s), 5 check(s); no simulated turn: decided by its checks, no LLM call"
+        in out
+    )
+    assert "estimated cost: at most $0.0000" in out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        ORDER.replace("{states: money}", "{states: price}").replace("- states: money", "- states: price")
+    )
+    assert _cli("validate", str(bad)) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}:10:9: error" in err and "output type 'price' does not exist" in err
