@@ -300,3 +300,12 @@ def test_the_cli_plays_a_scripted_profile_with_no_llm_and_no_api_key(tmp_path, m
     assert record["verdict"] == "failed" and "states money failed" in record["verdict_reason"]
     assert json.loads((out / "summary.json").read_text())["usage"]["calls"] == 0
     assert "0 passed, 1 failed, 0 inconclusive" in capsys.readouterr().out
+
+
+def test_the_platform_refuses_a_bad_script_with_its_line(auth_api, project):
+    text = SCRIPTED.replace("{contains: drinks}", "{matches: '(unclosed'}")
+    created = auth_api.post(f"/api/projects/{project.pk}/profiles/", {"text": text}, format="json").json()
+    assert created["valid"] is False
+    (problem,) = created["problems"]
+    assert problem["line"] == 6 and problem["path"] == "script.1.expect.matches"
+    assert problem["message"].startswith("`matches`: not a valid regular expression")

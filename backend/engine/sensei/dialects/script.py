@@ -68,17 +68,21 @@ def _step(reader: Reader, item: Any, path: Path) -> ScriptStep | None:
     reader.unknown_keys(item, ["user", "expect"], path)
     message = _text(reader, item.get("user"), (*path, "user"), "the step's user message", MAX_MESSAGE_CHARS)
     raw = item.get("expect")
+    where: Path = (*path, "expect")
+    entries: list[tuple[Any, Path]]
     if raw is None:
-        raw = []
+        entries = []
     elif isinstance(raw, dict):
-        raw = [raw]  # a single check need not be written as a list
-    if not isinstance(raw, list):
-        reader.error("wrong_type", "expect is a list of checks", (*path, "expect"), CHECK_HINT)
+        entries = [(raw, where)]  # a single check need not be written as a list
+    elif isinstance(raw, list):
+        entries = [(entry, (*where, i)) for i, entry in enumerate(raw)]
+    else:
+        reader.error("wrong_type", "expect is a list of checks", where, CHECK_HINT)
         return None
-    if len(raw) > MAX_CHECKS_PER_STEP:
-        reader.error("out_of_range", f"at most {MAX_CHECKS_PER_STEP} checks per step", (*path, "expect"))
+    if len(entries) > MAX_CHECKS_PER_STEP:
+        reader.error("out_of_range", f"at most {MAX_CHECKS_PER_STEP} checks per step", where)
         return None
-    checks = [_check(reader, entry, (*path, "expect", i)) for i, entry in enumerate(raw)]
+    checks = [_check(reader, entry, at) for entry, at in entries]
     if message is None or any(check is None for check in checks):
         return None
     return ScriptStep(user=message, expect=[c for c in checks if c is not None])
