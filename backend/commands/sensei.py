@@ -22,7 +22,7 @@ conversation failed, 1 some failed (or a profile has errors; with `--fail-on-inc
 inconclusive), 2 usage or configuration error. `--repeats K` runs each planned conversation K times with other simulator seeds (records
 `settings.repeat` and `settings.planned_index`), so `compare` can tell a flaky conversation from a broken one;
 `--replay FROM_DIR` re-tests with FROM_DIR's recorded LLM answers (`commands.replay`); `compare` is documented in
-`commands.compare`, `coverage` in `commands.coverage`.
+`commands.compare`, `coverage` in `commands.coverage`, `shrink` in `commands.shrink`.
 
 Reliability (D33): every profile reports pass^k (planned conversations whose decided repeats all passed) and
 pass@1 (decided repeats that passed), each with its Wilson interval (`engine.regression.reliability`): printed
@@ -57,6 +57,7 @@ from commands.common import (
 from commands.compare import add_compare_parser
 from commands.coverage import add_coverage_parser
 from commands.replay import add_replay_arguments, finish_replay, replay_setup
+from commands.shrink import add_shrink_parser
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -108,6 +109,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     add_compare_parser(actions)
     add_coverage_parser(actions)
+    add_shrink_parser(actions)
 
 
 def _add_local_files(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,8 @@
 """What shrinking leaves: the result model (stored as the engine returns it, D31) and the pinned profile.
 
 The pinned profile is a scripted profile (D33) — the minimal script's literal user turns, the failure's check on
-the last one's reply — so `parley sensei run` plays and decides it with no LLM call. Its YAML is written here as
+the last one's reply, and `min_pass_rate: 100%` — so `parley sensei run` plays and decides it with no LLM call,
+and `parley sensei compare` calls a run in which it fails regressed. Its YAML is written here as
 text (every string JSON-quoted, which YAML reads as is) and read back by the profile validator before anyone
 sees it: a pinned profile that would not load is a bug, never a file.
 """
@@ -106,7 +107,9 @@ def pinned_yaml(
     lines += [f"test_name: {json.dumps(name)}"]
     if not greet:
         lines += ["chatbot:", "  is_starter: false"]
-    lines += ["script:"]
+    # A pinned failure must pass every time once fixed: the comparison's min-pass-rate gate holds it to 100 %
+    # (one conversation is too few for the pass-rate gate's interval to call it regressed).
+    lines += ["min_pass_rate: 100%", "script:"]
     for number, message in enumerate(script, start=1):
         lines.append(f"  - user: {json.dumps(message, ensure_ascii=False)}")
         if number == len(script) and failure.check is not None:
