@@ -10,8 +10,8 @@ reply (or whose request) went wrong; the shrinker keeps that turn last and check
 - a check of a scripted profile (`check_failed`): that check, on that reply;
 - a repetition or fallback loop: `not_contains` of the repeated reply;
 - an output missing (`goal_not_completed`): `states: <type>` on the reply where the chatbot wrapped up (the
-  last reply that stated another output, else the last reply), the type from the profile (or, without one, a
-  name such as `total_price` → money);
+  last reply that stated another output, else its last reply said only once and not a closing fallback), the
+  type from the profile (or, without one, a name such as `total_price` → money);
 - anything else: the LLM, when one is given, proposes a check on one chatbot turn; it is read by the script
   dialect like a user's check and must fail on the recorded reply, else it is refused.
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping
 from datetime import date
 from typing import Any, Literal
@@ -198,6 +199,22 @@ def _loop_failure(record: ConversationRecord, slug: str) -> FailureCheck | None:
     return _reply_failure(record, slug, turn, check, why, anchored=False)
 
 
+def _wrap_up_turn(record: ConversationRecord, bots: list[int]) -> int:
+    """The chatbot turn where it wrapped up: the last that stated another output; else its last reply said
+    only once and not a closing fallback — a reply said again and again is a fallback or a loop, and anchoring
+    on it would let "hello" reproduce the failure."""
+    stated = [
+        p.turn for name, p in record.evidence.items() if record.outputs.get(name) is not None and p.turn
+    ]
+    if any(t in bots for t in stated):
+        return max(t for t in stated if t in bots)
+    said = Counter(normalised(record.turns[i].text) for i in bots)
+    candidates = [i for i in bots if said[normalised(record.turns[i].text)] == 1]
+    if record.settings.get("ended_on_fallback") and candidates and candidates[-1] == bots[-1]:
+        candidates.pop()
+    return candidates[-1] if candidates else bots[-1]
+
+
 def _missing_output_failure(
     record: ConversationRecord, types: Mapping[str, OutputType]
 ) -> FailureCheck | None:
@@ -206,10 +223,7 @@ def _missing_output_failure(
     bots = [i for i, t in enumerate(record.turns) if t.role == "bot"]
     if not typed or not bots:
         return None
-    stated = [
-        p.turn for name, p in record.evidence.items() if record.outputs.get(name) is not None and p.turn
-    ]
-    turn = max((t for t in stated if t in bots), default=bots[-1])
+    turn = _wrap_up_turn(record, bots)
     name, kind = typed[0]
     why = f"the output {name} ({kind}) was never stated; the chatbot wrapped up without it"
     return _reply_failure(record, "goal_not_completed", turn, reply_check("states", kind), why)

@@ -121,6 +121,32 @@ def test_a_missing_total_derives_states_money_on_the_confirmation_and_shrinks_wi
     assert _play(result.pinned_profile, None).verdict == "passed"
 
 
+def test_a_missing_total_with_nothing_else_stated_anchors_on_the_confirmation_not_the_closing_fallbacks():
+    # The user says goodbye twice and gets the fallback twice: anchoring the check on that reply would let a
+    # one-turn "bye" reproduce "no total", and the pin would fail on the original bot too.
+    turns: list[Turn] = []
+    bot = BotConnector("pizza", mutant="delete-sequence-step-7")
+    bot.new_conversation()
+    for message in [*DETOURS[4:], "Cheers, I'm off now.", "That's all, thanks."]:
+        turns += [Turn(role="user", text=message), Turn(role="bot", text=bot.send(message).text)]
+    record = ConversationRecord(
+        id="c2",
+        profile="order",
+        turns=turns,
+        outputs={"price": None},
+        evidence={"price": OutputEvidence(reason="not_stated")},
+        settings={"ended_on_fallback": True},
+        errors=[error(1001, "1 output(s) not found: price (not_stated)")],
+    )
+    judge(record, TODAY)
+    failure = derive_failure(record, today=TODAY)
+    assert "order number" in record.turns[failure.failing_turn].text
+    result = shrink_record(record, _factory("delete-sequence-step-7"), today=TODAY)
+    assert result.reproduced and result.shrunk_turns < 7 and result.script[-1] != "That's all, thanks."
+    assert _play(result.pinned_profile, "delete-sequence-step-7").verdict == "failed"
+    assert _play(result.pinned_profile, None).verdict == "passed"
+
+
 def test_a_crash_on_a_large_pizza_shrinks_to_the_turns_that_reach_it():
     # crash-on-value-4: the price table of built pizzas lost `large`, so pricing a large one answers HTTP 500.
     messages = [*DETOURS[:5], "large", "ham and corn", "1", "water"]
