@@ -11,7 +11,7 @@ and has nothing to shrink). The longest killing conversation is shrunk with `eng
 (a failure no code rule covers is counted as `needs_llm`), k of n replays, the default cap of 200 chatbot
 calls — and its pinned profile is played on the mutant (it must fail) and on the original (it must pass).
 
-`--per-operator N` (default 2) draws N mutants per operator and bot, spread over the operator's list (a
+`--operators a,b` keeps those operators' mutants only. `--per-operator N` (default 2) draws N mutants per operator and bot, spread over the operator's list (a
 stratified sample: all of them take long on two shared cores); `--all` takes every mutant.
 Prints one JSON line: mutants sampled and killed, failures shrunk, the median user turns before (whole
 conversation and up to the failure) and after, chatbot calls (median and total), and how many pins fail on the
@@ -104,7 +104,12 @@ def _median(values: list[float]) -> float | None:
 
 
 def measure(
-    bots: list[str], seed: int, per_operator: int | None, replays: int, needed: int
+    bots: list[str],
+    seed: int,
+    per_operator: int | None,
+    replays: int,
+    needed: int,
+    operators: set[str] | None = None,
 ) -> dict[str, Any]:
     started = time.monotonic()
     rows: list[dict[str, Any]] = []
@@ -115,7 +120,10 @@ def measure(
         original = {
             reason_code(r.verdict_reason) for r in _run(bot, None, profiles, seed) if r.verdict == "failed"
         }
-        for mutant in _sample([m for m in mutants_of(bot) if not m.stillborn], per_operator):
+        alive = [
+            m for m in mutants_of(bot) if not m.stillborn and (operators is None or m.operator in operators)
+        ]
+        for mutant in _sample(alive, per_operator):
             sampled += 1
             records = _run(bot, mutant.id, profiles, seed)
             killing = [
@@ -161,7 +169,8 @@ def measure(
         "benchmark": "shrink_mutants",
         "bots": bots,
         "seed": seed,
-        "sample": "all mutants" if per_operator is None else f"{per_operator} per operator and bot",
+        "sample": ("all mutants" if per_operator is None else f"{per_operator} per operator and bot")
+        + (f" of {', '.join(sorted(operators))}" if operators else ""),
         "replays": replays,
         "needed": needed,
         "mutants": sampled,
@@ -191,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         "--per-operator", type=int, default=2, help="mutants per operator and bot (default 2)"
     )
     parser.add_argument("--all", action="store_true", help="every mutant (slow)")
+    parser.add_argument("--operators", help="comma-separated mutation operators (default: all)")
     parser.add_argument("--replays", type=int, default=3)
     parser.add_argument("--needed", type=int, default=2)
     parser.add_argument("--detail", action="store_true", help="keep the per-mutant rows in the JSON line")
@@ -199,7 +209,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [b for b in bots if b not in PROFILES]
     if unknown:
         parser.error(f"no benchmark profiles for {', '.join(unknown)}")
-    result = measure(bots, args.seed, None if args.all else args.per_operator, args.replays, args.needed)
+    operators = {o.strip() for o in args.operators.split(",")} if args.operators else None
+    result = measure(
+        bots, args.seed, None if args.all else args.per_operator, args.replays, args.needed, operators
+    )
     if not args.detail:
         result.pop("mutants_detail")
     sys.stdout.write(json.dumps(result) + "\n")
