@@ -8,7 +8,7 @@ imperfect LLM double, once per bot with `--seed`), each mutant in the sample get
 *killed* when one of its conversations is `failed` with a verdict reason the original's run never shows (the
 bench's differential kill, on verdicts only: a kill found only by a ground-truth rule is no failed conversation
 and has nothing to shrink). The longest killing conversation is shrunk with `engine.regression.shrink` — no LLM
-(a failure no code rule covers is counted as `needs_llm`), k of n replays, the default cap of 200 chatbot
+(a failure no code rule covers is counted as `needs_llm`, one the shrinker refuses as `refused`), k of n replays, the default cap of 200 chatbot
 calls — and its pinned profile is played on the mutant (it must fail) and on the original (it must pass).
 
 `--operators a,b` keeps those operators' mutants only. `--per-operator N` (default 2) draws N mutants per operator and bot, spread over the operator's list (a
@@ -148,7 +148,8 @@ def measure(
                     today=TODAY,
                 )
             except ShrinkError as exc:
-                row.update(status="needs_llm", why=exc.user_message)
+                needs_llm = exc.user_message.startswith("No code rule")
+                row.update(status="needs_llm" if needs_llm else "refused", why=exc.user_message)
                 rows.append(row)
                 continue
             row.update(
@@ -178,6 +179,7 @@ def measure(
         "shrunk": len(shrunk),
         "not_reproduced": sum(1 for r in rows if r["status"] == "not_reproduced"),
         "needs_llm": sum(1 for r in rows if r["status"] == "needs_llm"),
+        "refused": sum(1 for r in rows if r["status"] == "refused"),
         "median_user_turns_before": _median([r["before"] for r in shrunk]),
         "median_user_turns_to_failure": _median([r["before_failure"] for r in shrunk]),
         "median_user_turns_after": _median([r["after"] for r in shrunk]),

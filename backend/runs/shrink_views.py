@@ -23,7 +23,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from engine.regression.shrink import ShrinkResult
+from engine.regression.shrink import (
+    DEFAULT_MAX_CHATBOT_CALLS,
+    DEFAULT_NEEDED,
+    DEFAULT_REPLAYS,
+    ShrinkResult,
+)
 from engine.regression.shrink.bugreport import Hide, to_junit, to_markdown
 from runs import services, tasks
 from runs.conversation_list import row_verdict
@@ -34,11 +39,19 @@ from runs.views import readable_runs
 
 
 class ShrinkRequest(serializers.Serializer[Any]):
-    replays = serializers.IntegerField(required=False, min_value=1, max_value=10, default=3)
-    needed = serializers.IntegerField(required=False, min_value=1, max_value=10, default=2)
-    max_chatbot_calls = serializers.IntegerField(required=False, min_value=1, max_value=1000, default=200)
+    """Every field is optional; left out, the engine's defaults apply (3 replays, 2 needed, 200 calls)."""
+
+    replays = serializers.IntegerField(required=False, min_value=1, max_value=10)
+    needed = serializers.IntegerField(required=False, min_value=1, max_value=10)
+    max_chatbot_calls = serializers.IntegerField(required=False, min_value=1, max_value=1000)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = {
+            "replays": DEFAULT_REPLAYS,
+            "needed": DEFAULT_NEEDED,
+            "max_chatbot_calls": DEFAULT_MAX_CHATBOT_CALLS,
+            **attrs,
+        }
         if attrs["needed"] > attrs["replays"]:
             raise serializers.ValidationError({"needed": ["At most the number of replays."]})
         return attrs

@@ -11,7 +11,8 @@ reply (or whose request) went wrong; the shrinker keeps that turn last and check
 - a repetition or fallback loop: `not_contains` of the repeated reply;
 - an output missing (`goal_not_completed`): `states: <type>` on the reply where the chatbot wrapped up (the
   last reply that stated another output, else its last reply said only once and not a closing fallback), the
-  type from the profile (or, without one, a name such as `total_price` → money);
+  type from the profile (or, without one, a name such as `total_price` → money); when every reply was said
+  again and again, the chatbot never got anywhere: `not_contains` of its most repeated reply, as for a loop;
 - anything else: the LLM, when one is given, proposes a check on one chatbot turn; it is read by the script
   dialect like a user's check and must fail on the recorded reply, else it is refused.
 
@@ -199,7 +200,7 @@ def _loop_failure(record: ConversationRecord, slug: str) -> FailureCheck | None:
     return _reply_failure(record, slug, turn, check, why, anchored=False)
 
 
-def _wrap_up_turn(record: ConversationRecord, bots: list[int]) -> int:
+def _wrap_up_turn(record: ConversationRecord, bots: list[int]) -> int | None:
     """The chatbot turn where it wrapped up: the last that stated another output; else its last reply said
     only once and not a closing fallback — a reply said again and again is a fallback or a loop, and anchoring
     on it would let "hello" reproduce the failure."""
@@ -212,7 +213,7 @@ def _wrap_up_turn(record: ConversationRecord, bots: list[int]) -> int:
     candidates = [i for i in bots if said[normalised(record.turns[i].text)] == 1]
     if record.settings.get("ended_on_fallback") and candidates and candidates[-1] == bots[-1]:
         candidates.pop()
-    return candidates[-1] if candidates else bots[-1]
+    return candidates[-1] if candidates else None
 
 
 def _missing_output_failure(
@@ -220,11 +221,22 @@ def _missing_output_failure(
 ) -> FailureCheck | None:
     missing = [name for name, value in record.outputs.items() if value is None]
     typed = [(name, kind) for name in missing if (kind := _output_type(name, types)) is not None]
-    bots = [i for i, t in enumerate(record.turns) if t.role == "bot"]
+    first_user = next((i for i, t in enumerate(record.turns) if t.role == "user"), len(record.turns))
+    # Replies only: a greeting before the first user turn answers nothing a script could send.
+    bots = [i for i, t in enumerate(record.turns) if t.role == "bot" and i > first_user]
     if not typed or not bots:
         return None
-    turn = _wrap_up_turn(record, bots)
     name, kind = typed[0]
+    turn = _wrap_up_turn(record, bots)
+    if turn is None:
+        # Every reply was said again and again: the chatbot never got anywhere to wrap up. Its repeated reply
+        # is the failure a script can pin (as a loop is).
+        said = Counter(normalised(record.turns[i].text) for i in bots)
+        turn = max(bots, key=lambda i: (said[normalised(record.turns[i].text)], i))
+        repeated = _first_line(record.turns[turn].text)
+        why = f"the output {name} ({kind}) was never stated; the chatbot kept replying {repeated!r}"
+        check = reply_check("not_contains", repeated)
+        return _reply_failure(record, "goal_not_completed", turn, check, why, anchored=False)
     why = f"the output {name} ({kind}) was never stated; the chatbot wrapped up without it"
     return _reply_failure(record, "goal_not_completed", turn, reply_check("states", kind), why)
 

@@ -147,6 +147,30 @@ def test_a_missing_total_with_nothing_else_stated_anchors_on_the_confirmation_no
     assert _play(result.pinned_profile, None).verdict == "passed"
 
 
+def test_a_missing_total_when_every_reply_was_the_same_pins_the_repeated_reply():
+    # repeat-loop-1 greets every message: the total is missing because the chatbot never got anywhere.
+    turns: list[Turn] = []
+    bot = BotConnector("pizza", mutant="repeat-loop-1")
+    bot.new_conversation()
+    for message in DETOURS[3:]:
+        turns += [Turn(role="user", text=message), Turn(role="bot", text=bot.send(message).text)]
+    record = ConversationRecord(
+        id="c3",
+        profile="order",
+        turns=turns,
+        outputs={"price": None},
+        errors=[error(1001, "1 output(s) not found: price (not_stated)")],
+    )
+    judge(record, TODAY)
+    failure = derive_failure(record, today=TODAY)
+    assert failure.check is not None and failure.check.kind == "not_contains"
+    assert failure.check.value in turns[1].text
+    result = shrink_record(record, _factory("repeat-loop-1"), today=TODAY)
+    assert result.reproduced and result.shrunk_turns == 1
+    assert _play(result.pinned_profile, "repeat-loop-1").verdict == "failed"
+    assert _play(result.pinned_profile, None).verdict == "passed"
+
+
 def test_a_crash_on_a_large_pizza_shrinks_to_the_turns_that_reach_it():
     # crash-on-value-4: the price table of built pizzas lost `large`, so pricing a large one answers HTTP 500.
     messages = [*DETOURS[:5], "large", "ham and corn", "1", "water"]
