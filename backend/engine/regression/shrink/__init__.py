@@ -40,6 +40,7 @@ from engine.regression.shrink.search import (
     replay,
     shrink_messages,
 )
+from engine.sensei.dialects.script import MAX_MESSAGE_CHARS
 from engine.sensei.profile import OutputType
 
 __all__ = [
@@ -100,8 +101,15 @@ def shrink_record(
         f"Pinned by `parley sensei shrink` from conversation {record.id} of {record.profile} "
         f"#{record.index}:\n{failure.reason}: {failure.explanation}"
     )
+    for number, message in enumerate(original, start=1):
+        # A script step is what the profile language accepts; a record is input like any other (it may be hostile).
+        if "\x00" in message or not message.strip() or len(message) > MAX_MESSAGE_CHARS:
+            raise ShrinkError(
+                f"User turn {number} cannot be a script step (empty, a NUL byte, or over {MAX_MESSAGE_CHARS} "
+                "characters): this record cannot be replayed as a script."
+            )
     # The checking profile only carries the check's types; the pinned one is written once the script is known.
-    _, checker = pinned_yaml(name, original, failure, greet=greet, origin="")
+    _, checker = pinned_yaml(name, original[-1:], failure, greet=greet, origin="")
     replayer = Replayer(factory, failure, checker, greet, replays, needed, max_chatbot_calls, today=day)
     warnings = [SHRINK_WARNING]
     try:

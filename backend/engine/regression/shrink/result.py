@@ -119,5 +119,5 @@ def pinned_yaml(
     profile, problems = load_profile(text, source=f"{name}.yaml")
     if profile is None:
         shown = "; ".join(p.render() for p in problems if p.is_error)
-        raise ShrinkError(f"The pinned profile does not load ({shown}); this is a bug in Parley.")
+        raise ShrinkError(f"The shrunk script does not load as a profile ({shown}).")
     return text, profile

@@ -104,6 +104,13 @@ def test_shrink_pins_a_profile_that_sensei_run_plays_and_compare_treats_as_a_gro
         (b"[1, 2, 3]", "is not a conversation record"),
         (b'{"id": "x", "profile": "p", "turns": [{"role": "robot", "text": "hi"}]}', "turns.0.role"),
         (b'{"id": "x", "profile": "p", "verdict": "passed"}', "Only a failed conversation can be shrunk"),
+        (
+            (
+                b'{"id": "x", "profile": "p", "verdict": "failed", "verdict_reason": "chatbot_crash: boom", '
+                b'"turns": [{"role": "user", "text": "hi\\u0000"}], "errors": [{"code": 500, "message": "boom", "turn": 1}]}'
+            ),
+            "User turn 1 cannot be a script step",
+        ),
     ],
 )
 def test_hostile_or_unsuitable_records_are_refused_with_a_message(tmp_path, capsys, content, message):
