@@ -10,9 +10,10 @@ reply (or whose request) went wrong; the shrinker keeps that turn last and check
 - a check of a scripted profile (`check_failed`): that check, on that reply;
 - a repetition or fallback loop: `not_contains` of the repeated reply;
 - an output missing (`goal_not_completed`): `states: <type>` on the reply where the chatbot wrapped up (the
-  last reply that stated another output, else its last reply said only once and not a closing fallback), the
-  type from the profile (or, without one, a name such as `total_price` → money); when every reply was said
-  again and again, the chatbot never got anywhere: `not_contains` of its most repeated reply, as for a loop;
+  last reply that stated another output, else its last reply that is no fallback — not also given to other
+  requests — nor a closing fallback), the
+  type from the profile (or, without one, a name such as `total_price` → money); when every reply was given
+  to different requests, the chatbot never got anywhere: `not_contains` of its most repeated reply, as a loop;
 - anything else: the LLM, when one is given, proposes a check on one chatbot turn; it is read by the script
   dialect like a user's check and must fail on the recorded reply, else it is refused.
 
@@ -29,6 +30,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from datetime import date
+from itertools import combinations
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -39,6 +41,7 @@ from engine.errors import ParleyError
 from engine.llm import LLMClient, LLMError, system, user
 from engine.regression.replay import Normaliser
 from engine.sensei import load_profile
+from engine.sensei.detection import same_request
 from engine.sensei.errors import describe
 from engine.sensei.profile import OutputType, Profile, ReplyCheck
 from engine.sensei.scripted import CHECKS, check_reply
@@ -200,17 +203,27 @@ def _loop_failure(record: ConversationRecord, slug: str) -> FailureCheck | None:
     return _reply_failure(record, slug, turn, check, why, anchored=False)
 
 
+def _answers_anything(record: ConversationRecord, bots: list[int], turn: int) -> bool:
+    """Whether the chatbot gave this reply to *different* requests too: a fallback or a loop, not an answer."""
+    text = normalised(record.turns[turn].text)
+    asked = [
+        record.turns[i - 1].text
+        for i in bots
+        if normalised(record.turns[i].text) == text and record.turns[i - 1].role == "user"
+    ]
+    return any(not same_request(a, b) for a, b in combinations(asked, 2))
+
+
 def _wrap_up_turn(record: ConversationRecord, bots: list[int]) -> int | None:
-    """The chatbot turn where it wrapped up: the last that stated another output; else its last reply said
-    only once and not a closing fallback — a reply said again and again is a fallback or a loop, and anchoring
-    on it would let "hello" reproduce the failure."""
+    """The chatbot turn where it wrapped up: the last that stated another output; else its last reply that answers
+    its request (not one it also gave to other requests: a fallback or a loop — anchoring on it would let
+    "hello" reproduce the failure) and is not a closing fallback; None when there is none."""
     stated = [
         p.turn for name, p in record.evidence.items() if record.outputs.get(name) is not None and p.turn
     ]
     if any(t in bots for t in stated):
         return max(t for t in stated if t in bots)
-    said = Counter(normalised(record.turns[i].text) for i in bots)
-    candidates = [i for i in bots if said[normalised(record.turns[i].text)] == 1]
+    candidates = [i for i in bots if not _answers_anything(record, bots, i)]
     if record.settings.get("ended_on_fallback") and candidates and candidates[-1] == bots[-1]:
         candidates.pop()
     return candidates[-1] if candidates else None

@@ -42,13 +42,13 @@ def _script(messages: list[str], last_check: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _play(text: str, mutant: str | None) -> ConversationRecord:
-    """`text` (a scripted profile) played by SENSEI against the pizza bot or one of its mutants, no LLM."""
+def _play(text: str, mutant: str | None, bot: str = "pizza") -> ConversationRecord:
+    """`text` (a scripted profile) played by SENSEI against a reference bot or one of its mutants, no LLM."""
     llm, model = _forbidden_llm()
     records: list[Any] = []
     run_profiles(
         [profile_from(text)],
-        lambda: BotConnector("pizza", mutant=mutant),
+        lambda: BotConnector(bot, mutant=mutant),
         llm,
         sink=records.append,
         seed=1,
@@ -145,6 +145,37 @@ def test_a_missing_total_with_nothing_else_stated_anchors_on_the_confirmation_no
     assert result.reproduced and result.shrunk_turns < 7 and result.script[-1] != "That's all, thanks."
     assert _play(result.pinned_profile, "delete-sequence-step-7").verdict == "failed"
     assert _play(result.pinned_profile, None).verdict == "passed"
+
+
+def test_a_reply_repeated_to_the_same_request_is_an_answer_and_a_reply_to_different_ones_a_fallback():
+    # change-response-template-1: the bike's booking confirmation loses its price's currency ("…, 150.").
+    mutant = "change-response-template-1"
+    messages = [
+        "I want to book a tune-up for next friday at 10am.",
+        "Perfect, bye!",
+        "I mean: book a tune-up for next friday at 10am.",
+        "Great, thank you. That's everything.",
+    ]
+    bot = BotConnector("bike", mutant=mutant)
+    bot.new_conversation()
+    turns = [Turn(role="bot", text=(bot.greeting() or BotReply(messages=["hi"])).text)]
+    for message in messages:
+        turns += [Turn(role="user", text=message), Turn(role="bot", text=bot.send(message).text)]
+    assert turns[2].text == turns[6].text and turns[4].text == turns[8].text  # two answers, two fallbacks
+    record = ConversationRecord(
+        id="c4",
+        profile="booking",
+        turns=turns,
+        outputs={"price": None},
+        errors=[error(1001, "1 output(s) not found: price (not_stated)")],
+    )
+    judge(record, TODAY)
+    failure = derive_failure(record, today=TODAY)
+    assert failure.failing_turn == 6 and failure.check is not None and failure.check.label() == "states money"
+    result = shrink_record(record, lambda: BotConnector("bike", mutant=mutant), today=TODAY)
+    assert result.reproduced and result.shrunk_turns == 1 and "tune-up" in result.script[0]
+    assert _play(result.pinned_profile, mutant, "bike").verdict == "failed"
+    assert _play(result.pinned_profile, None, "bike").verdict == "passed"
 
 
 def test_a_missing_total_when_every_reply_was_the_same_pins_the_repeated_reply():
