@@ -13,7 +13,8 @@ reply (or whose request) went wrong; the shrinker keeps that turn last and check
   last reply that stated another output, else its last reply that is no fallback — not also given to other
   requests — nor a closing fallback), the
   type from the profile (or, without one, a name such as `total_price` → money); when every reply was given
-  to different requests, the chatbot never got anywhere: `not_contains` of its most repeated reply, as a loop;
+  to different requests, the chatbot never got anywhere: `not_contains` of its most repeated reply, on its first
+  occurrence (the first request it failed), as a loop;
 - anything else: the LLM, when one is given, proposes a check on one chatbot turn; it is read by the script
   dialect like a user's check and must fail on the recorded reply, else it is refused.
 
@@ -244,8 +245,11 @@ def _missing_output_failure(
     if turn is None:
         # Every reply was said again and again: the chatbot never got anywhere to wrap up. Its repeated reply
         # is the failure a script can pin (as a loop is).
+        # Its first occurrence: the first request it failed to answer (any later "thanks, bye" gets the same reply
+        # from a correct chatbot too, so pinning that one would fail on it).
         said = Counter(normalised(record.turns[i].text) for i in bots)
-        turn = max(bots, key=lambda i: (said[normalised(record.turns[i].text)], i))
+        most = max(said.values())
+        turn = min(i for i in bots if said[normalised(record.turns[i].text)] == most)
         repeated = _first_line(record.turns[turn].text)
         why = f"the output {name} ({kind}) was never stated; the chatbot kept replying {repeated!r}"
         check = reply_check("not_contains", repeated)
