@@ -9,7 +9,9 @@
 - `repeats`: `Repeats(k)`, the plan hook that runs each conversation k times with other simulator seeds;
 - `reliability`: pass^k and pass@1 over those repeats, per planned conversation and per profile (D33);
 - `gates`: the comparison's extra gates — pass^k against the baseline (`--gate pass-k`), a minimum pass@1;
-- `report`: the comparison as text.
+- `report`: the comparison as text;
+- `shrink`: a failed conversation shrunk to the shortest script that still fails, pinned as a scripted profile
+  (`parley sensei shrink`, the platform's `shrink` runs), with its Markdown bug report and JUnit case.
 
 Plain Python over SENSEI's records and SENSEI-check's reports; the CLI (`parley sensei compare`) and the
 platform (`/api/runs/{id}/compare/`) call the same code.

@@ -16,7 +16,7 @@ from engine.regression.shrink import ShrinkError, derive_failure, shrink_record
 from engine.sensei import run_profiles
 from engine.sensei.errors import error
 from engine.sensei.verdicts import judge
-from tests.engine.sensei.conftest import TODAY, profile_from
+from tests.engine.sensei.conftest import TODAY, make_llm, profile_from  # noqa: F401 - make_llm is a fixture
 from tests.engine.sensei.test_scripted import _forbidden_llm
 
 # A customer who chats about the shop before building a pizza: the fault shows only at the end of the order.
@@ -300,3 +300,50 @@ def test_records_that_cannot_be_shrunk_are_refused_with_a_reason():
         shrink_record(odd, _factory(None), today=TODAY)
     with pytest.raises(ShrinkError, match="needed"):
         shrink_record(_crash_record(), _factory(None), replays=2, needed=3, today=TODAY)
+
+
+def _unanswered_question() -> ConversationRecord:
+    # delete-qa-pair-5: the pizza bot lost its answer to "do you deliver?" and gives its fallback instead.
+    turns: list[Turn] = []
+    bot = BotConnector("pizza", mutant="delete-qa-pair-5")
+    bot.new_conversation()
+    for message in ["hi there", "what are your opening hours?", "do you deliver?", "ok thanks"]:
+        turns += [Turn(role="user", text=message), Turn(role="bot", text=bot.send(message).text)]
+    assert "didn't catch" in turns[5].text
+    record = ConversationRecord(
+        id="q1",
+        profile="questions",
+        goals=["ask whether you deliver"],
+        turns=turns,
+        errors=[error(1002, "the user ended the conversation before goals [1] were verified", 7)],
+    )
+    return judge(record, TODAY)
+
+
+def test_a_failure_no_rule_covers_gets_its_check_from_the_llm_validated_on_the_recorded_reply(make_llm):  # noqa: F811
+    record = _unanswered_question()
+    assert record.verdict == "failed" and record.verdict_reason.startswith("goals_not_verified")
+    with pytest.raises(ShrinkError, match="No code rule"):
+        derive_failure(record, today=TODAY)
+    answer = {
+        "turn": 6,
+        "check": {"not_contains": "didn't catch that"},
+        "why": "the delivery question got the fallback",
+    }
+    llm, _ = make_llm({"shrink_derive_check": [{"json": answer}]})
+    result = shrink_record(record, _factory("delete-qa-pair-5"), llm=llm, today=TODAY)
+    assert result.failure.source == "llm" and result.llm_calls == 1
+    assert result.reproduced and result.script == ["do you deliver?"]
+    assert _play(result.pinned_profile, "delete-qa-pair-5").verdict == "failed"
+    assert _play(result.pinned_profile, None).verdict == "passed"
+
+
+def test_an_llm_check_that_holds_on_the_recorded_reply_is_refused(make_llm):  # noqa: F811
+    answer = {"turn": 6, "check": {"contains": "didn't catch"}, "why": "wrong way round"}
+    llm, _ = make_llm({"shrink_derive_check": [{"json": answer}]})
+    with pytest.raises(ShrinkError, match="does not fail on the recorded reply"):
+        shrink_record(_unanswered_question(), _factory("delete-qa-pair-5"), llm=llm, today=TODAY)
+    nowhere = {"turn": 99, "check": {"contains": "x"}, "why": ""}
+    llm, _ = make_llm({"shrink_derive_check": [{"json": nowhere}]})
+    with pytest.raises(ShrinkError, match="no chatbot turn"):
+        shrink_record(_unanswered_question(), _factory("delete-qa-pair-5"), llm=llm, today=TODAY)
