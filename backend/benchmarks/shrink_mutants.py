@@ -1,18 +1,19 @@
 """Shrinking on the reference bots' mutants: how much shorter the failing conversations get, and at what cost.
 
-    cd backend && .venv/bin/python benchmarks/shrink_mutants.py [--bots pizza,bike] [--per-operator 2 | --all]
+    cd backend && .venv/bin/python benchmarks/shrink_mutants.py [--bots pizza,bike] [--per-operator N]
                                                                [--seed 1] [--replays 3 --needed 2]
 
 For every reference bot with profiles in `sensei_false_findings.py` (the same profiles, run by SENSEI with the
 imperfect LLM double, once per bot with `--seed`), each mutant in the sample gets the same run. A mutant is
 *killed* when one of its conversations is `failed` with a verdict reason the original's run never shows (the
 bench's differential kill, on verdicts only: a kill found only by a ground-truth rule is no failed conversation
-and has nothing to shrink). The longest killing conversation is shrunk with `engine.regression.shrink` — no LLM
-(a failure no code rule covers is counted as `needs_llm`, one the shrinker refuses as `refused`), k of n replays, the default cap of 200 chatbot
-calls — and its pinned profile is played on the mutant (it must fail) and on the original (it must pass).
+and has nothing to shrink). The longest killing conversation is shrunk with `engine.regression.shrink` — no
+LLM (a failure no code rule covers is counted as `needs_llm`, one the shrinker refuses as `refused`), k of n
+replays, the default cap of 200 chatbot calls — and its pinned profile is played on the mutant (it must fail) and on the original (it must pass).
 
-`--operators a,b` keeps those operators' mutants only. `--per-operator N` (default 2) draws N mutants per operator and bot, spread over the operator's list (a
-stratified sample: all of them take long on two shared cores); `--all` takes every mutant.
+Every live mutant by default (about a minute on two shared cores for the four bots). `--operators a,b` keeps
+those operators' mutants only; `--per-operator N` draws N mutants per operator and bot, spread over the
+operator's list (a stratified sample, for a quick look).
 Prints one JSON line: mutants sampled and killed, failures shrunk, the median user turns before (whole
 conversation and up to the failure) and after, chatbot calls (median and total), and how many pins fail on the
 mutant and pass on the original. Exit 1 when a reproduced pin fails to do either.
@@ -199,9 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bots", default="pizza,bike,veterinary,photography")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--per-operator", type=int, default=2, help="mutants per operator and bot (default 2)"
+        "--per-operator", type=int, help="a stratified sample: N mutants per operator and bot (default: all)"
     )
-    parser.add_argument("--all", action="store_true", help="every mutant (slow)")
     parser.add_argument("--operators", help="comma-separated mutation operators (default: all)")
     parser.add_argument("--replays", type=int, default=3)
     parser.add_argument("--needed", type=int, default=2)
@@ -212,9 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"no benchmark profiles for {', '.join(unknown)}")
     operators = {o.strip() for o in args.operators.split(",")} if args.operators else None
-    result = measure(
-        bots, args.seed, None if args.all else args.per_operator, args.replays, args.needed, operators
-    )
+    result = measure(bots, args.seed, args.per_operator, args.replays, args.needed, operators)
     if not args.detail:
         result.pop("mutants_detail")
     sys.stdout.write(json.dumps(result) + "\n")
