@@ -45,6 +45,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "--fail-on-turn", type=int, metavar="N", help="answer HTTP 500 to every conversation's turn N"
     )
     serve.add_argument(
+        "--fail-rate",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="a flaky bot: answer HTTP 500 to each user turn with probability P (0-1), seeded by --fault-seed",
+    )
+    serve.add_argument(
+        "--fault-seed", type=int, default=0, metavar="S", help="seed of --fail-rate's draws (default 0)"
+    )
+    serve.add_argument(
         "--forget-sessions",
         type=int,
         nargs="?",
@@ -116,7 +126,16 @@ def _serve(args: argparse.Namespace) -> int:
     from engine.bots.adversarial import ADVERSARIAL_BOTS, build_adversarial_server
     from engine.bots.server import Faults, build_server
 
-    faults = Faults(latency_s=args.latency, fail_on_turn=args.fail_on_turn, forget_every=args.forget_sessions)
+    if not 0.0 <= args.fail_rate <= 1.0:
+        _err("--fail-rate is a probability, from 0 to 1")
+        return EXIT_USAGE
+    faults = Faults(
+        latency_s=args.latency,
+        fail_on_turn=args.fail_on_turn,
+        forget_every=args.forget_sessions,
+        fail_rate=args.fail_rate,
+        fault_seed=args.fault_seed,
+    )
     try:
         if args.bot in ADVERSARIAL_BOTS:  # the security bots: no definition, mutants or faults
             server = build_adversarial_server(

@@ -137,6 +137,7 @@ class JUnitCase:
     error: str | None = None
     skipped: str | None = None
     output: str | None = None
+    properties: dict[str, str] | None = None  # <properties> of the case (CI tools show them beside it)
 
 
 def junit_xml(suite_name: str, cases: Sequence[JUnitCase]) -> str:
@@ -153,6 +154,10 @@ def junit_xml(suite_name: str, cases: Sequence[JUnitCase]) -> str:
         element = ET.SubElement(
             suite, "testcase", name=case.name, classname=case.classname, time=f"{case.time_s:.3f}"
         )
+        if case.properties:
+            properties = ET.SubElement(element, "properties")
+            for name, value in case.properties.items():
+                ET.SubElement(properties, "property", name=name, value=value)
         for tag, text in (("failure", case.failure), ("error", case.error), ("skipped", case.skipped)):
             if text is not None:
                 ET.SubElement(element, tag, message=text.splitlines()[0] if text else "").text = text

@@ -1,13 +1,18 @@
 """`parley sensei compare`: is a run worse than its baseline? The gate a CI job runs after every change.
 
     parley sensei compare BASELINE RUN [--json [FILE]] [--junit FILE] [--threshold X] [--fail-on-inconclusive]
-                          [--rules DIR] [--verbose]
+                          [--rules DIR] [--gate pass-k] [--min-pass-rate X] [--verbose]
     parley sensei compare BASELINE_ID RUN_ID --server URL [...]   # platform runs; token in $PARLEY_TOKEN
 
 BASELINE and RUN are folders written by `parley sensei run --out`; a `check.json` beside the records
 (`parley check --json DIR/check.json`) brings per-rule pass rates, and `--rules DIR` checks the rules on both
 folders now instead (rules that need a judge model are not applicable then). With `--server`, they are run ids
 of a Parley server, which compares them with the same code (`/api/runs/RUN/compare/?baseline=BASELINE`).
+
+The pass rates always gate. `--gate pass-k` adds pass^k (share of planned conversations whose decided repeats all
+passed, `--repeats K` on both runs): a profile regressed when it fell by the threshold with the interval
+confirming. A profile's `min_pass_rate` (or `--min-pass-rate X` for profiles without one) fails a profile whose
+pass@1 in the run is below it (`engine.regression.gates`). Both read the records, so they work on folders only.
 
 Exit codes (decision D25): 0 unchanged or improved; 0 for inconclusive too, with the reason printed — unless
 `--fail-on-inconclusive`, which makes it 1; 1 regressed; 2 bad usage or unreadable input. `--json` prints the
@@ -77,6 +82,19 @@ def add_compare_parser(actions: argparse._SubParsersAction[argparse.ArgumentPars
     add_gate_arguments(parser, "pass rate")
     parser.add_argument("--rules", metavar="DIR", help="check these rules on both folders (no judge model)")
     parser.add_argument(
+        "--gate",
+        action="append",
+        choices=("pass-rate", "pass-k"),
+        default=[],
+        help="also gate on pass^k (repeats that all passed); the pass rate always gates",
+    )
+    parser.add_argument(
+        "--min-pass-rate",
+        type=threshold,
+        metavar="X",
+        help="fail a profile whose pass@1 is below X (0.9 or 90%%), unless its own min_pass_rate says otherwise",
+    )
+    parser.add_argument(
         "--server",
         metavar="URL",
         help=f"BASELINE and RUN are run ids on this Parley server (token: ${TOKEN_VARIABLE})",
@@ -89,14 +107,25 @@ def add_compare_parser(actions: argparse._SubParsersAction[argparse.ArgumentPars
 
 def run_compare(args: argparse.Namespace) -> int:
     from engine.errors import ParleyError
-    from engine.regression import DEFAULT_THRESHOLD, CompareSettings, compare, load_folder, to_text
+    from engine.regression import (
+        DEFAULT_THRESHOLD,
+        CompareSettings,
+        apply_gates,
+        compare,
+        gates_text,
+        load_folder,
+        to_text,
+    )
 
     if args.threshold is None:
         args.threshold = DEFAULT_THRESHOLD
+    gates: list[Any] = []
     try:
         if args.server:
-            if args.rules:
-                sys.stderr.write("parley: --rules works on folders; the server checks rules in check runs\n")
+            if args.rules or "pass-k" in args.gate or args.min_pass_rate is not None:
+                sys.stderr.write(
+                    "parley: --rules, --gate pass-k and --min-pass-rate work on folders (they read the records)\n"
+                )
                 return EXIT_USAGE
             comparison, document = _from_server(args)
         else:
@@ -107,17 +136,53 @@ def run_compare(args: argparse.Namespace) -> int:
             if args.rules:
                 baseline, run = _with_rules(args.rules, baseline), _with_rules(args.rules, run)
             comparison = compare(baseline, run, CompareSettings(threshold=args.threshold))
-            document = comparison.model_dump(mode="json")
+            gates = _gates(args, baseline, run)
+            comparison = apply_gates(comparison, gates)
+            document = comparison.model_dump(mode="json") | {"gates": [g.to_json() for g in gates]}
     except ParleyError as exc:
         sys.stderr.write(f"parley: {exc.user_message}\n")
         return EXIT_USAGE
     if args.json:
         write_json(args.json, document)
     if args.json != STDOUT:
-        sys.stdout.write(to_text(comparison, verbose=args.verbose))
+        sys.stdout.write(to_text(comparison, verbose=args.verbose) + gates_text(gates))
     if args.junit:
-        write_junit(args.junit, "parley sensei compare", junit_cases(comparison, args.fail_on_inconclusive))
+        cases = junit_cases(comparison, args.fail_on_inconclusive) + gate_cases(
+            gates, args.fail_on_inconclusive
+        )
+        write_junit(args.junit, "parley sensei compare", cases)
     return exit_code(comparison, fail_on_inconclusive=args.fail_on_inconclusive)
+
+
+def _gates(args: argparse.Namespace, baseline: Any, run: Any) -> list[Any]:
+    from engine.regression import min_pass_rate_gate, pass_k_gate
+
+    results = pass_k_gate(baseline, run, args.threshold) if "pass-k" in args.gate else []
+    return results + min_pass_rate_gate(run, args.min_pass_rate)
+
+
+def gate_cases(gates: list[Any], fail_on_inconclusive: bool) -> list[JUnitCase]:
+    """One case per gate and profile: regressed or failed fails it, inconclusive is skipped (or failed)."""
+    cases = []
+    for gate in gates:
+        failure = skipped = None
+        if gate.status in ("regressed", "failed"):
+            failure = f"{gate.status}: {gate.why}"
+        elif gate.status == "inconclusive":
+            if fail_on_inconclusive:
+                failure = f"inconclusive: {gate.why}"
+            else:
+                skipped = f"inconclusive: {gate.why}"
+        cases.append(
+            JUnitCase(
+                name=gate.profile,
+                classname=f"compare.{gate.gate}",
+                failure=failure,
+                skipped=skipped,
+                output=gate.why,
+            )
+        )
+    return cases
 
 
 def exit_code(comparison: Any, *, fail_on_inconclusive: bool) -> int:

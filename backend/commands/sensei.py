@@ -22,7 +22,12 @@ conversation failed, 1 some failed (or a profile has errors; with `--fail-on-inc
 inconclusive), 2 usage or configuration error. `--repeats K` runs each planned conversation K times with other simulator seeds (records
 `settings.repeat` and `settings.planned_index`), so `compare` can tell a flaky conversation from a broken one;
 `--replay FROM_DIR` re-tests with FROM_DIR's recorded LLM answers (`commands.replay`); `compare` is documented in
-`commands.compare`, `coverage` in `commands.coverage`.
+`commands.compare`, `coverage` in `commands.coverage`, `shrink` in `commands.shrink`.
+
+Reliability (D33): every profile reports pass^k (planned conversations whose decided repeats all passed) and
+pass@1 (decided repeats that passed), each with its Wilson interval (`engine.regression.reliability`): printed
+when K > 1, always in `summary.json` (`reliability`), and with K > 1 in JUnit (a `<profile> reliability` case
+per profile, with properties). A run whose profiles are all scripted without goals needs no LLM: no API key is asked for.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from commands.common import (
 from commands.compare import add_compare_parser
 from commands.coverage import add_coverage_parser
 from commands.replay import add_replay_arguments, finish_replay, replay_setup
+from commands.shrink import add_shrink_parser
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -108,6 +114,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
     add_compare_parser(actions)
     add_coverage_parser(actions)
+    add_shrink_parser(actions)
 
 
 def _personality_calibrations(files: list[Path], profiles: list[Any]) -> dict[str, Any]:
@@ -278,6 +285,14 @@ def _plan(args: argparse.Namespace) -> int:
     _print_problems([p for p in problems if not p.is_error])
     out = sys.stdout
     out.write(f"{profile.name}: {len(result.conversations)} conversation(s), seed {result.seed}\n")
+    if profile.script:
+        checks = sum(len(step.expect) for step in profile.script)
+        after = (
+            "no simulated turn: decided by its checks, no LLM call"
+            if profile.scripted_only
+            else "then simulated"
+        )
+        out.write(f"  script: {len(profile.script)} literal user turn(s), {checks} check(s); {after}\n")
     names = [v.name for v in profile.user.variables]
     for conversation in result.conversations:
         values = ", ".join(f"{n}={json.dumps(conversation.values[n], ensure_ascii=False)}" for n in names)
@@ -327,16 +342,18 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     repeats = Repeats(replaying.repeats)
     guard = egress_guard_from_env()
-    config = provider_config_from_args(args)
+    config, no_llm = _provider_config(args, profiles)
     from dataclasses import replace
 
     config = replace(config, max_concurrency=max(config.max_concurrency, args.concurrency))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     cases: list[JUnitCase] = []
+    records: list[Any] = []
 
     def sink(record: Any) -> None:
         repeats.tag(record)
+        records.append(record)
         folder = out / _safe(record.profile)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{record.index:04d}.json").write_text(record.model_dump_json(indent=2), encoding="utf-8")
@@ -370,7 +387,7 @@ def _run(args: argparse.Namespace) -> int:
             write_json(str(out / "plan.json"), plan_document(plans, seed, planned_on, any_values))
 
     budget = Budget(args.max_cost) if args.max_cost is not None else None
-    with LLMClient(config, guard=guard, budget=budget, state=provider_state()) as client:
+    with LLMClient(config, guard=guard, budget=budget, state=provider_state(), chat_model=no_llm) as client:
         llm = replaying.replay.wrap(client)
         summary = run_profiles(
             profiles,
@@ -389,11 +406,18 @@ def _run(args: argparse.Namespace) -> int:
         )
     document = summary.to_json()
     replayed = finish_replay(out, replaying, document)
+    reliable = _reliability(records)
+    document["reliability"] = [r.to_json() for r in reliable]
     write_json(str(out / "summary.json"), document)
     if args.junit:
         cases.sort(key=lambda c: c.name)
-        write_junit(args.junit, "sensei", cases)
+        # With repeats, one more case per profile carries pass^k; without, the cases are the conversations.
+        write_junit(args.junit, "sensei", cases + (_reliability_cases(reliable) if repeats.k > 1 else []))
     sys.stdout.write(_verdict_lines(summary) + replayed)
+    if repeats.k > 1:
+        from engine.regression import reliability_text
+
+        sys.stdout.write(reliability_text(reliable))
     sys.stdout.write(
         f"{summary.conversations} conversation(s), ${summary.usage.get('cost_usd', 0):.4f}, seed {summary.seed}; "
         f"records in {out}\n"
@@ -401,6 +425,69 @@ def _run(args: argparse.Namespace) -> int:
     if not summary.ok or (args.fail_on_inconclusive and summary.inconclusive):
         return EXIT_FAILURES
     return EXIT_OK
+
+
+class _NoLLM:
+    """The transport of a run whose profiles are all scripted without goals: they make no LLM call (D33), so no
+    provider or key is needed; a call would be a bug, and says so."""
+
+    def send(self, payload: dict[str, Any], *, headers: dict[str, str], timeout_s: float) -> Any:
+        from engine.llm import LLMConfigError
+
+        raise LLMConfigError("This run has only scripted profiles and no LLM, yet something asked the LLM.")
+
+    def close(self) -> None:
+        pass
+
+
+def _provider_config(args: argparse.Namespace, profiles: list[Any]) -> tuple[Any, _NoLLM | None]:
+    """The LLM configuration from the arguments; a scripted-only run without a key gets `_NoLLM` instead."""
+    from engine.llm import LLMConfigError, ProviderConfig
+
+    try:
+        return provider_config_from_args(args), None
+    except LLMConfigError:
+        if not all(profile.scripted_only for profile in profiles):
+            raise
+    return ProviderConfig("openai-compatible", base_url="http://127.0.0.1:9/v1", model="no-llm"), _NoLLM()
+
+
+def _reliability(records: list[Any]) -> list[Any]:
+    from engine.regression import reliability, run_data
+
+    return reliability(run_data("run", records).conversations) if records else []
+
+
+def _reliability_cases(profiles: list[Any]) -> list[JUnitCase]:
+    """One case per profile carrying pass^k and pass@1 (as properties and as its output); it never fails by
+    itself — `parley sensei compare --gate pass-k` and `min_pass_rate` are the gates."""
+    cases = []
+    for profile in profiles:
+
+        def rate(value: float | None) -> str:
+            return "" if value is None else f"{value:.4f}"
+
+        cases.append(
+            JUnitCase(
+                name=f"{profile.profile} reliability",
+                classname=f"sensei.{profile.profile}",
+                output=profile.line(),
+                properties={
+                    "k": str(profile.k),
+                    "pass_k": rate(profile.pass_k.rate),
+                    "pass_k_low": rate(profile.pass_k.low),
+                    "pass_k_high": rate(profile.pass_k.high),
+                    "pass_k_counted": str(profile.pass_k.decided),
+                    "planned": str(profile.planned),
+                    "pass_at_1": rate(profile.pass_at_1.rate),
+                    "pass_at_1_low": rate(profile.pass_at_1.low),
+                    "pass_at_1_high": rate(profile.pass_at_1.high),
+                    "decided_repeats": str(profile.pass_at_1.decided),
+                    "repeats": str(profile.repeats),
+                },
+            )
+        )
+    return cases
 
 
 def _verdict_lines(summary: Any) -> str:

@@ -30,6 +30,7 @@ class ErrorCode(IntEnum):
     GOAL_NOT_COMPLETED = 1001  # outputs the profile expects could not be extracted
     GOALS_NOT_VERIFIED = 1002  # the user simulator could not confirm its goals were met
     REPETITION_LOOP = 1003  # the chatbot kept giving the same answer
+    CHECK_FAILED = 1004  # a scripted profile's check on the chatbot's reply did not hold
     RUN_BUDGET_EXCEEDED = 2000  # the profile's budget (`conversation.max_cost`) was spent
     CONVERSATION_BUDGET_EXCEEDED = 2001  # this conversation's budget (`goal_style.max_cost`) was spent
     BUDGET_REFUSED = 2002  # the run's budget refused an LLM call before it was sent

@@ -26,7 +26,7 @@ class NothingToDraft(ParleyError):
     code = "nothing_to_draft"
 
 
-def _free_name(project_id: int, wanted: str) -> str:
+def free_name(project_id: int, wanted: str) -> str:
     taken = set(Profile.objects.filter(project_id=project_id).values_list("name", flat=True))
     name, number = wanted, 2
     while name in taken:
@@ -59,7 +59,7 @@ def execute_profile_draft(run: Run) -> dict[str, Any]:
             checked = validate_profile(draft["yaml"])
             profile = Profile.objects.create(
                 project=project,
-                name=_free_name(project.pk, DRAFT_PREFIX + snake_name(draft["name"])),
+                name=free_name(project.pk, DRAFT_PREFIX + snake_name(draft["name"])),
                 text=draft["yaml"],
                 valid=checked.valid,
                 problems=checked.problems,

@@ -24,7 +24,7 @@ from engine.errors import ParleyError
 from engine.evaluation import BenchCancelled, BenchConfig, run_bench
 from engine.evaluation.report import render_markdown
 from engine.llm import LLMClient
-from engine.regression import Repeats
+from engine.regression import Repeats, reliability, run_data
 from engine.sensei import load_profile, new_seed, plan_document, run_profiles
 from engine.sensei.personalities import Personality as EnginePersonality
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
@@ -243,15 +243,18 @@ def _personalities(run: Run) -> list[EnginePersonality]:
 
 def _sensei_result(run: Run) -> dict[str, Any]:
     """Counts from the stored rows (a resumed run counts what earlier attempts stored): conversations, those with
-    errors, and verdicts — `ok` when none failed; inconclusive ones are no chatbot failure — and the warnings."""
+    errors, and verdicts — `ok` when none failed; inconclusive ones are no chatbot failure — each profile's
+    pass^k and pass@1 (`engine.regression.reliability`, D33), and the warnings."""
     conversations = Conversation.objects.filter(run=run)
     with_errors = conversations.filter(has_errors=True).count()
     verdicts = sensei_verdicts(run)
+    stored = run_data(f"run {run.pk}", list(conversations.values_list("record", flat=True)))
     return {
         "conversations": conversations.count(),
         "with_errors": with_errors,
         **verdicts,
         "ok": verdicts["failed"] == 0,
+        "reliability": [profile.to_json() for profile in reliability(stored.conversations)],
         "warnings": _warnings(run),
     }
 

@@ -26,6 +26,7 @@ class Run(models.Model):
         BENCH = "bench", "Evaluation bench"
         SECURITY = "security", "Security campaign"
         PROFILE_DRAFT = "profile_draft", "Profile drafts"
+        SHRINK = "shrink", "Shrink a failure"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

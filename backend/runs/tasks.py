@@ -20,6 +20,7 @@ from runs.bookkeeping import run_task
 from runs.drafting import execute_profile_draft
 from runs.models import Run
 from runs.security import execute_security
+from runs.shrinking import execute_shrink
 from workspace.models import Connector
 
 logger = logging.getLogger(__name__)
@@ -81,6 +82,12 @@ def profile_draft(run: Run) -> dict[str, Any]:
     return execute_profile_draft(run)
 
 
+@shared_task(name="runs.shrink", bind=True)
+def shrink(self: Any, run_id: int) -> None:
+    """A short run that replays against the chatbot: like the long kinds, it waits while its owner is at the cap."""
+    _capped(self, run_id, execute_shrink)
+
+
 def _capped(task: Any, run_id: int, body: Callable[[Run], dict[str, Any]]) -> None:
     """Long runs wait (queued) while their owner already has the allowed number running."""
     try:
@@ -137,6 +144,7 @@ JOBS = {
     Run.Kind.KEY_MODELS: key_models,
     Run.Kind.CONNECTOR_TEST: connector_test,
     Run.Kind.PROFILE_DRAFT: profile_draft,
+    Run.Kind.SHRINK: shrink,
 }
 
 

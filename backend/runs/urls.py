@@ -6,6 +6,7 @@ from runs.coverage import CoverageDraftView, CoverageView
 from runs.jobs import ConnectorTestView, KeyModelsView, KeyTestView
 from runs.projects import ExportView, ImportView, ModelDiffView
 from runs.security_compare import SecurityCompareView
+from runs.shrink_views import ShrinkReportView, ShrinkView
 from runs.streams import run_stream, runs_stream
 from runs.views import ProjectRunsView, RunViewSet
 
@@ -22,6 +23,8 @@ urlpatterns = [
     path("runs/<int:id>/coverage/", CoverageView.as_view(), name="run-coverage"),
     path("runs/<int:id>/coverage/drafts/", CoverageDraftView.as_view(), name="run-coverage-drafts"),
     path("runs/<int:id>/security-compare/", SecurityCompareView.as_view(), name="run-security-compare"),
+    path("runs/<int:id>/conversations/<int:cid>/shrink/", ShrinkView.as_view(), name="conversation-shrink"),
+    path("runs/<int:id>/shrink-report/<str:fmt>/", ShrinkReportView.as_view(), name="run-shrink-report"),
     path("projects/<int:project_id>/runs/", ProjectRunsView.as_view(), name="project-runs"),
     path("projects/<int:project_id>/baseline/", ProjectBaselineView.as_view(), name="project-baseline"),
     path("projects/<int:project_id>/diff/", ModelDiffView.as_view(), name="project-diff"),

@@ -203,9 +203,9 @@ def expect(template, method, role, visibility):
             return {401, 404}
         return {404}
     # public project
-    if safe and template.endswith(("/compare/", "/security-compare/", "/coverage/")):
+    if safe and template.endswith(("/compare/", "/security-compare/", "/coverage/", "/shrink-report/{fmt}/")):
         # 400: nothing to compare (the matrix's runs are TRACER runs without a baseline, and no campaign runs);
-        # no coverage map (a TRACER run has none)
+        # no coverage map (a TRACER run has none); no bug report (a TRACER run is no shrink run)
         return {200, 400}
     if safe:
         return {200}

@@ -233,3 +233,79 @@ def test_a_run_leaves_no_database_connection_open_behind_its_conversation_thread
         assert _open_connections() == before
     finally:
         gc.enable()
+
+
+SCRIPTED = """\
+test_name: scripted_total
+script:
+  - user: "I'd like to order a house pizza"
+    expect: [{contains: size}]
+  - user: "a large margherita"
+    expect: {contains: drinks}
+  - user: "1"
+  - user: "coke"
+    expect: [{states: money}, {not_contains: error}]
+"""
+
+SCRIPTED_WRONG = """\
+test_name: scripted_wrong
+script:
+  - user: "I'd like to order a house pizza"
+    expect: [{contains: size}]
+  - user: "a large margherita"
+    expect: {matches: 'gluten[- ]free'}
+"""
+
+
+def test_a_platform_run_plays_scripted_profiles_with_no_llm_call_and_reports_pass_k(
+    auth_api, project, fake_llm
+):
+    # The fake LLM has no answer for these tags: any call would make a conversation inconclusive, and is counted.
+    fake_llm.reset()
+    fake_llm.player.clear()
+    profiles = [_profile(auth_api, project, SCRIPTED), _profile(auth_api, project, SCRIPTED_WRONG)]
+    run = _sensei_run(project, auth_api.user, profiles, seed=9, repeats=2)
+    result = execute_sensei(run)
+    assert fake_llm.chat_requests() == []
+    assert result["conversations"] == 4
+    assert (result["passed"], result["failed"], result["inconclusive"]) == (2, 2, 0)
+    rows = {(row.profile, row.index): row.record for row in Conversation.objects.filter(run=run)}
+    wrong = rows[("scripted_wrong", 1)]
+    assert wrong["verdict"] == "failed"
+    assert wrong["verdict_reason"].startswith("check_failed: step 2 ('a large margherita'): matches")
+    (fault,) = wrong["errors"]
+    assert fault["code"] == 1004 and wrong["turns"][fault["turn"]]["role"] == "bot"
+    assert rows[("scripted_total", 0)]["verdict_reason"] == "passed: all 4 check(s) of the script held"
+    reliability = {item["profile"]: item for item in result["reliability"]}
+    assert reliability["scripted_total"]["k"] == 2
+    assert reliability["scripted_total"]["pass_k"]["rate"] == 1.0
+    assert reliability["scripted_wrong"]["pass_k"]["rate"] == 0.0
+    assert reliability["scripted_wrong"]["pass_at_1"]["decided"] == 2
+
+
+def test_the_cli_plays_a_scripted_profile_with_no_llm_and_no_api_key(tmp_path, monkeypatch, capsys):
+    for name in ("OPENAI_API_KEY", "PARLEY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "scripted.yml").write_text(SCRIPTED)
+    (tmp_path / "connector.yml").write_text("technology: demo\nbot: pizza@delete-sequence-step-3\n")
+    out = tmp_path / "out"
+    parser = argparse.ArgumentParser(prog="parley")
+    sensei_command.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(
+        ["sensei", "run", str(tmp_path / "scripted.yml"), "--connector", str(tmp_path / "connector.yml"),
+         "--out", str(out)]
+    )  # fmt: skip
+    assert args.handler(args) == 1  # the mutant never states the total
+    (record,) = [json.loads(p.read_text()) for p in (out / "scripted_total").glob("*.json")]
+    assert record["verdict"] == "failed" and "states money failed" in record["verdict_reason"]
+    assert json.loads((out / "summary.json").read_text())["usage"]["calls"] == 0
+    assert "0 passed, 1 failed, 0 inconclusive" in capsys.readouterr().out
+
+
+def test_the_platform_refuses_a_bad_script_with_its_line(auth_api, project):
+    text = SCRIPTED.replace("{contains: drinks}", "{matches: '(unclosed'}")
+    created = auth_api.post(f"/api/projects/{project.pk}/profiles/", {"text": text}, format="json").json()
+    assert created["valid"] is False
+    (problem,) = created["problems"]
+    assert problem["line"] == 6 and problem["path"] == "script.1.expect.matches"
+    assert problem["message"].startswith("`matches`: not a valid regular expression")

@@ -9,8 +9,11 @@
 - Both: `GET /__coverage/<conversation id>` (that conversation's log and percentages) and `GET /__coverage`
   (the aggregate over every conversation so far, forgotten ones included).
 - Faults: latency before every answer, HTTP 500 on the N-th user turn of every conversation, or on every N-th
-  (turns N, 2N, 3N…; the conversation stays usable), and forgetting every session after every N turns served
-  (a restart).
+  (turns N, 2N, 3N…; the conversation stays usable), forgetting every session after every N turns served
+  (a restart), and a *flaky* bot: HTTP 500 on each user turn with probability `fail_rate`, drawn from a random
+  generator seeded with `fault_seed` — the same seed and the same order of turns fail the same turns, so the
+  reference bots have a mutant that fails only some of the time, reproducibly (pass^k and k-of-n are tested on
+  it).
 
 The socket layer is a stdlib `ThreadingHTTPServer` bound to the requested host and port; requests and
 responses are the connectors' `FakeRequest`/`FakeResponse`, so the protocol handlers are shared.
@@ -19,6 +22,7 @@ responses are the connectors' `FakeRequest`/`FakeResponse`, so the protocol hand
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 import uuid
@@ -42,13 +46,19 @@ Protocol = Literal["taskyto", "json"]
 @dataclass(frozen=True)
 class Faults:
     """Fault injection: seconds of latency per request, the user turn (1-based, per conversation) that
-    answers 500, every how many user turns one answers 500, and after how many turns served (server-wide)
-    every session is forgotten."""
+    answers 500, every how many user turns one answers 500, after how many turns served (server-wide)
+    every session is forgotten, and the probability that a user turn answers 500 (with its seed)."""
 
     latency_s: float = 0.0
     fail_on_turn: int | None = None
     forget_every: int | None = None
     fail_every: int | None = None
+    fail_rate: float = 0.0
+    fault_seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.fail_rate <= 1.0:
+            raise ValueError("fail_rate is a probability, from 0 to 1")
 
 
 class InjectedFailure(RuntimeError):
@@ -78,6 +88,7 @@ class BotSessions:
         self._turns: dict[str, int] = {}
         self._served = 0
         self._lock = threading.Lock()
+        self._luck = random.Random(faults.fault_seed)  # noqa: S311 - a reproducible fault, not a secret
         self.on_forget: list[Any] = []
 
     @property
@@ -106,7 +117,13 @@ class BotSessions:
                 raise UnknownSession(conversation_id)
             self._turns[conversation_id] += 1
             number = self._turns[conversation_id]
+            # Drawn on every turn, so the sequence of failures depends only on the seed and the turns' order.
+            unlucky = self.faults.fail_rate > 0 and self._luck.random() < self.faults.fail_rate
         try:
+            if unlucky:
+                raise InjectedFailure(
+                    f"injected flaky failure on turn {number} (rate {self.faults.fail_rate})"
+                )
             if self.faults.fail_on_turn is not None and number == self.faults.fail_on_turn:
                 raise InjectedFailure(f"injected failure on turn {number}")
             if self.faults.fail_every and number % self.faults.fail_every == 0:

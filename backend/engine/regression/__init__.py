@@ -7,7 +7,11 @@
 - `compare`: `compare(baseline, run)` → a `Comparison` (per profile and per rule, newly failing and newly
   passing conversations, flaky ones, new error codes, cost and response-time changes, a verdict);
 - `repeats`: `Repeats(k)`, the plan hook that runs each conversation k times with other simulator seeds;
-- `report`: the comparison as text.
+- `reliability`: pass^k and pass@1 over those repeats, per planned conversation and per profile (D33);
+- `gates`: the comparison's extra gates — pass^k against the baseline (`--gate pass-k`), a minimum pass@1;
+- `report`: the comparison as text;
+- `shrink`: a failed conversation shrunk to the shortest script that still fails, pinned as a scripted profile
+  (`parley sensei shrink`, the platform's `shrink` runs), with its Markdown bug report and JUnit case.
 
 Plain Python over SENSEI's records and SENSEI-check's reports; the CLI (`parley sensei compare`) and the
 platform (`/api/runs/{id}/compare/`) call the same code.
@@ -31,13 +35,29 @@ from engine.regression.data import (
     rule_tallies,
     run_data,
 )
+from engine.regression.gates import (
+    GATES,
+    GateResult,
+    apply_gates,
+    gates_text,
+    min_pass_rate_gate,
+    pass_k_gate,
+)
 from engine.regression.outcomes import Outcome, outcome_of, record_field
+from engine.regression.reliability import (
+    PlannedReliability,
+    ProfileReliability,
+    reliability,
+    reliability_json,
+    reliability_text,
+)
 from engine.regression.repeats import MAX_REPEATS, Repeats, repeat_seed
 from engine.regression.report import to_text
 from engine.regression.stats import Difference, Rate, difference, wilson
 
 __all__ = [
     "DEFAULT_THRESHOLD",
+    "GATES",
     "MAX_REPEATS",
     "CompareSettings",
     "ComparedGroup",
@@ -46,16 +66,26 @@ __all__ = [
     "Comparison",
     "Conversation",
     "Difference",
+    "GateResult",
     "Outcome",
+    "PlannedReliability",
+    "ProfileReliability",
     "Rate",
     "RegressionInputError",
     "Repeats",
     "RunData",
+    "apply_gates",
     "compare",
     "difference",
+    "gates_text",
     "load_folder",
+    "min_pass_rate_gate",
     "outcome_of",
+    "pass_k_gate",
     "record_field",
+    "reliability",
+    "reliability_json",
+    "reliability_text",
     "repeat_seed",
     "rule_tallies",
     "run_data",

@@ -6,7 +6,8 @@
 - `personalities`, `types` (custom regex types, matched with a timeout), `generators`, `planner` (`plan`);
 - `prompts` (every prompt, named, with its intent), `detection` (fallbacks, repetition), `closing` (the end
   of a conversation from either side, items named by meaning), `simulator` (one conversation), `extraction`
-  (one structured call for all outputs, typed), `errors` (the error-code table), `executor` (`run_profiles`,
+  (one structured call for all outputs, typed), `scripted` (a script's checks on the replies and what they
+  decide), `errors` (the error-code table), `executor` (`run_profiles`,
   the one entry point of the CLI and the platform: profile keys, seed, any() values, plans, a bounded
   concurrent pool, sink, cancellation), `records` (record JSON Schema, import of the reference's YAML
   conversations), `localfiles` (file and code features, CLI only).

@@ -93,6 +93,14 @@ ERROR_TABLE: dict[int, ErrorInfo] = {
             1003, "repetition_loop", "Repetition loop", "the chatbot kept giving the same answer", "finding"
         ),
         ErrorInfo(
+            1004,
+            "check_failed",
+            "Check failed",
+            "a scripted profile's check (contains, not_contains, matches, states) did not hold on the chatbot's "
+            "reply",
+            "finding",
+        ),
+        ErrorInfo(
             2000,
             "run_budget_exceeded",
             "Profile budget spent",

@@ -344,9 +344,10 @@ def estimate_cost(
     )
     total = 0.0
     checks = profile.conversation.goal_style.kind == "all_answered"
+    literal = len(profile.script)  # a script's turns are sent as written: no LLM writes them
     for conversation in planned.conversations:
         base = _SYSTEM_PROMPT_CHARS + role_chars + sum(len(g) for g in conversation.goals)
-        for turn in range(conversation.max_user_turns):
+        for turn in range(literal, conversation.max_user_turns):
             history = 2 * turn * _MESSAGE_CHARS
             total += price.cost((base + history) // 4, _USER_COMPLETION_TOKENS)
             if checks:

@@ -232,8 +232,36 @@ class TypeDef(_Model):
     components: list[TypeComponent] = Field(default_factory=list)
 
 
+CheckKind = Literal["contains", "not_contains", "matches", "states"]
+CHECK_KINDS: tuple[str, ...] = ("contains", "not_contains", "matches", "states")
+
+
+class ReplyCheck(_Model):
+    """A check on the chatbot's reply to one scripted user turn: it `contains` a text, does `not_contains` it
+    (both ignore case and spacing), `matches` a regular expression somewhere, or `states` a value of an output
+    type (`type`; `value` keeps the type as written)."""
+
+    kind: CheckKind
+    value: str
+    type: OutputType | None = None
+
+    def label(self) -> str:
+        return f"{self.kind} {self.value!r}" if self.kind != "states" else f"states {self.value}"
+
+
+class ScriptStep(_Model):
+    """One literal user turn of a script and the checks on the chatbot's reply to it."""
+
+    user: str
+    expect: list[ReplyCheck] = Field(default_factory=list)
+
+
 class Profile(_Model):
-    """One profile = one test: who the simulated user is, what it wants, and how many conversations to run."""
+    """One profile = one test: who the simulated user is, what it wants, and how many conversations to run.
+
+    `script`: literal user turns sent first, before any simulated one; a profile with a script and no goals is
+    decided by its checks alone, with no LLM (`engine.sensei.scripted`). `min_pass_rate`: the smallest pass@1
+    the comparison's gate accepts for this profile (`engine.regression.gates`)."""
 
     name: str
     llm: LLMSettings = Field(default_factory=LLMSettings)
@@ -241,6 +269,13 @@ class Profile(_Model):
     chatbot: ChatbotSettings = Field(default_factory=ChatbotSettings)
     conversation: ConversationSettings
     custom_types: list[TypeDef] = Field(default_factory=list)
+    script: list[ScriptStep] = Field(default_factory=list)
+    min_pass_rate: float | None = Field(default=None, gt=0.0, le=1.0)
+
+    @property
+    def scripted_only(self) -> bool:
+        """A script and no goals: every user turn is literal and the checks decide (0 LLM calls)."""
+        return bool(self.script) and not self.user.goals
 
     def custom_type(self, name: str) -> TypeDef | None:
         return next((t for t in self.custom_types if t.name == name), None)

@@ -61,6 +61,7 @@ from engine.sensei.extraction import TAG_EXTRACT, TAG_EXTRACT_QUOTES, extract_ou
 from engine.sensei.hygiene import chatbot_names, clean_user_turn
 from engine.sensei.planner import PlannedConversation
 from engine.sensei.profile import Profile, Style
+from engine.sensei.scripted import SCRIPT_TURNS, apply_checks
 from engine.sensei.usage import Accumulator, CancelToken, SpendTracker, UsageTap
 from engine.sensei.verdicts import inputs_not_conveyed
 from engine.sensei.verdicts import judge as decide_verdict
@@ -185,6 +186,8 @@ class Simulator:
             },
             started_at=datetime.now(UTC),
         )
+        if profile.min_pass_rate is not None:  # the comparison's gate reads it from the records
+            record.settings["min_pass_rate"] = profile.min_pass_rate
         state.record = record
         started = self.clock()
         state.started = started
@@ -194,7 +197,7 @@ class Simulator:
             record.usage = usage.usage()
             record.settings["llm_calls"] = dict(sorted(usage.by_tag.items()))
         record.duration_s = round(self.clock() - started, 4)
-        return decide_verdict(record, self.today())
+        return apply_checks(decide_verdict(record, self.today()), profile, self.today())
 
 
 def _style_label(style: Style) -> Any:
@@ -288,6 +291,7 @@ class _Conversation:
         extract = True
         try:
             self._open()
+            self._play_script()
             while True:
                 self._before_user_turn()
                 message = self._user_message()
@@ -341,6 +345,20 @@ class _Conversation:
                     self.last_answer = greeting.text
         except Exception as exc:  # noqa: BLE001 - a connector failure ends this conversation, never the run
             raise _Stop("connector_error", connector_error(exc, self._turn_index())) from None
+
+    def _play_script(self) -> None:
+        """The profile's literal turns, before any simulated one: sent as written, no LLM, no loop detection
+        (their checks judge the replies: `engine.sensei.scripted`)."""
+        if not self.profile.script:
+            return
+        sent: list[int] = []
+        self.record.settings[SCRIPT_TURNS] = sent
+        for step in self.profile.script:
+            self._before_user_turn()
+            sent.append(self._turn_index())
+            self._send(step.user)
+            self.last_answer = self.record.turns[-1].text
+            self.last_request = step.user
 
     def _before_user_turn(self) -> None:
         if self.cancel is not None and self.cancel.cancelled:

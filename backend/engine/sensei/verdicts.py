@@ -58,6 +58,7 @@ REASON_FAULTS: dict[str, Fault] = {
     "goal_not_completed": "chatbot",
     "goals_not_verified": "chatbot",
     "rule_failed": "chatbot",  # a rule on the chatbot's words failed (the regression workflow)
+    "check_failed": "chatbot",  # a check of a scripted profile did not hold on the chatbot's reply
     # The simulated user did not do its part.
     "inputs_not_conveyed": "simulated_user",
     "goal_not_asked": "simulated_user",

@@ -218,6 +218,7 @@ const ERROR_NAMES: Record<number, string> = {
   1001: "goal_not_completed",
   1002: "goals_not_verified",
   1003: "repetition_loop",
+  1004: "check_failed",
   2000: "run_budget_exceeded",
   2001: "conversation_budget_exceeded",
   2002: "budget_refused",

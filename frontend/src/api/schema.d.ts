@@ -967,6 +967,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/conversations/{cid}/shrink/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Shrink this failure: replay the conversation's user turns against the chatbot, find the shortest script that still fails, and save it as a scripted profile (sends real requests)
+         * @description /api/runs/{id}/conversations/{cid}/shrink/: shrink a failed conversation and pin it (a short run).
+         */
+        post: operations["runs_conversations_shrink_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/coverage/": {
         parameters: {
             query?: never;
@@ -1039,6 +1059,26 @@ export interface paths {
          * @description /api/runs/{id}/security-compare/: a campaign run against another run of the same project.
          */
         get: operations["runs_security_compare_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/shrink-report/{fmt}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The shrunk failure as a Markdown bug report (default) or a JUnit case
+         * @description /api/runs/{id}/shrink-report/{markdown|junit}/: a shrink run's result as a bug report or a JUnit case.
+         */
+        get: operations["runs_shrink_report_retrieve"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2208,9 +2248,10 @@ export interface components {
          *     * `bench` - Evaluation bench
          *     * `security` - Security campaign
          *     * `profile_draft` - Profile drafts
+         *     * `shrink` - Shrink a failure
          * @enum {string}
          */
-        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check" | "bench" | "security" | "profile_draft";
+        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check" | "bench" | "security" | "profile_draft" | "shrink";
         /**
          * @description * `tracer` - tracer
          *     * `sensei` - sensei
@@ -2308,6 +2349,12 @@ export interface components {
          * @enum {string}
          */
         SeverityEnum: "error" | "warning";
+        /** @description Every field is optional; left out, the engine's defaults apply (3 replays, 2 needed, 200 calls). */
+        ShrinkRequestRequest: {
+            replays?: number;
+            needed?: number;
+            max_chatbot_calls?: number;
+        };
         SignupRequest: {
             /** Format: email */
             email: string;
@@ -4160,7 +4207,7 @@ export interface operations {
             query?: {
                 created_after?: string;
                 created_before?: string;
-                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "security" | "sensei" | "tracer";
+                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "security" | "sensei" | "shrink" | "tracer";
                 ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -4235,7 +4282,7 @@ export interface operations {
             query?: {
                 created_after?: string;
                 created_before?: string;
-                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "security" | "sensei" | "tracer";
+                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "security" | "sensei" | "shrink" | "tracer";
                 ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -4324,6 +4371,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunComparison"];
+                };
+            };
+        };
+    };
+    runs_conversations_shrink_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cid: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ShrinkRequestRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
                 };
             };
         };
@@ -4420,6 +4493,29 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunSecurityComparison"];
+                };
+            };
+        };
+    };
+    runs_shrink_report_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                fmt: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/markdown": string;
+                    "application/xml": string;
                 };
             };
         };

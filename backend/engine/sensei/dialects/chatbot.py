@@ -12,7 +12,7 @@ from engine.sensei.profile import ChatbotSettings, Output, OutputType
 OUTPUT_ALIASES = {"str": "string", "text": "string", "currency": "money", "integer": "int", "boolean": "bool"}
 
 
-def read_chatbot(reader: Reader, value: Any, path: Path) -> ChatbotSettings | None:
+def read_chatbot(reader: Reader, value: Any, path: Path, *, scripted: bool = False) -> ChatbotSettings | None:
     if value is None:
         reader.error("missing", "the chatbot section is required (fallback and output)", path)
         return None
@@ -38,7 +38,7 @@ def read_chatbot(reader: Reader, value: Any, path: Path) -> ChatbotSettings | No
         raw = data.get(key)
         items = raw if isinstance(raw, list) else ([] if raw is None else [raw])
         fallbacks += [str(item).strip() for item in items if str(item).strip()]
-    if not fallbacks:
+    if not fallbacks and not scripted:  # a script's checks need no fallback phrase
         reader.warn(
             "missing",
             "no fallback phrase: misunderstandings and loops cannot be detected",
@@ -85,7 +85,7 @@ def _outputs(reader: Reader, value: Any, path: Path) -> list[Output]:
         if data is None:
             continue
         reader.unknown_keys(data, ["type", "description"], where)
-        out_type = _output_type(reader, str(data.get("type") or "string"), (*where, "type"))
+        out_type = read_output_type(reader, str(data.get("type") or "string"), (*where, "type"))
         description = reader.text(data.get("description"), (*where, "description"), f"description of {name}")
         if description is None:
             reader.error(
@@ -97,12 +97,12 @@ def _outputs(reader: Reader, value: Any, path: Path) -> list[Output]:
     return outputs
 
 
-def _output_type(reader: Reader, raw: str, path: Path) -> OutputType | None:
+def read_output_type(reader: Reader, raw: str, path: Path) -> OutputType | None:
     text = raw.strip()
     lowered = text.lower()
     list_match = re.match(r"^list\s*\[(.+)\]$", text, re.IGNORECASE)
     if list_match:
-        item = _output_type(reader, list_match.group(1), path)
+        item = read_output_type(reader, list_match.group(1), path)
         if item is None:
             return None
         if item.kind == "list":

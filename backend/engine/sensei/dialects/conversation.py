@@ -27,7 +27,10 @@ STYLE_ALIASES = {
 }
 
 
-def read_conversation(reader: Reader, value: Any, path: Path) -> ConversationSettings | None:
+def read_conversation(
+    reader: Reader, value: Any, path: Path, *, scripted: bool = False
+) -> ConversationSettings | None:
+    """The section; with a script (`scripted`), `number` defaults to 1 and `goal_style` to the script's steps."""
     if value is None:
         reader.error("missing", "the conversation section is required (number, goal_style)", path)
         return None
@@ -37,6 +40,8 @@ def read_conversation(reader: Reader, value: Any, path: Path) -> ConversationSet
     reader.unknown_keys(
         data, ["number", "max_cost", "goal_style", "stop_condition", "interaction_style"], path
     )
+    if scripted:
+        data = {"number": 1, "goal_style": {"steps": 1}, "interaction_style": ["default"], **data}
     number = _number_spec(reader, data.get("number"), (*path, "number"))
     max_cost = reader.number(data.get("max_cost"), (*path, "max_cost"), "max_cost")
     style_key = "goal_style"

@@ -281,6 +281,58 @@ def profile_json_schema() -> dict[str, Any]:
         },
         "required": ["number", "goal_style"],
     }
+    text_check = {"type": "string", "minLength": 1, "maxLength": 500}
+    check = {
+        "type": "object",
+        "description": "One check on the chatbot's reply to this step (exactly one key).",
+        "minProperties": 1,
+        "maxProperties": 1,
+        "properties": {
+            "contains": {
+                **text_check,
+                "description": "The reply contains this text (case and spacing ignored).",
+            },
+            "not_contains": {**text_check, "description": "The reply does not contain this text."},
+            "matches": {
+                **text_check,
+                "description": "A regular expression found somewhere in the reply (run with a timeout).",
+            },
+            "states": {
+                "type": "string",
+                "description": "The reply states a value of this type: money, int, float, date, time, datetime, "
+                "enum[a, b] or a custom type.",
+                "examples": ["money", "int", "date", "time", "enum[small, medium, large]"],
+            },
+        },
+        "additionalProperties": False,
+    }
+    script = {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": 200,
+        "description": "Literal user turns, sent as written before any simulated one, each with checks on the "
+        "chatbot's reply. A script without goals is decided by its checks alone, with no LLM call.",
+        "items": {
+            "type": "object",
+            "properties": {
+                "user": {"type": "string", "minLength": 1, "maxLength": 4000, "description": "The message."},
+                "expect": {
+                    "description": "Checks on the chatbot's reply to this message.",
+                    "anyOf": [{"type": "array", "maxItems": 20, "items": check}, check],
+                },
+            },
+            "required": ["user"],
+            "additionalProperties": False,
+        },
+    }
+    min_pass_rate = {
+        "description": "The smallest pass@1 `parley sensei compare` accepts for this profile: a fraction (0.9) "
+        'or a percentage ("90%").',
+        "anyOf": [
+            {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+            {"type": "string", "pattern": r"^\s*\d+(\.\d+)?\s*%\s*$"},
+        ],
+    }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://parley.invalid/schemas/sensei-profile.json",
@@ -294,6 +346,10 @@ def profile_json_schema() -> dict[str, Any]:
             "chatbot": chatbot,
             "conversation": conversation,
             "conversations": _deprecated(conversation, "conversation"),
+            "script": script,
+            "min_pass_rate": min_pass_rate,
         },
-        "required": ["test_name", "user", "chatbot", "conversation"],
+        "required": ["test_name"],
+        # A simulated profile needs its three sections; a scripted one only its script.
+        "anyOf": [{"required": ["user", "chatbot", "conversation"]}, {"required": ["script"]}],
     }

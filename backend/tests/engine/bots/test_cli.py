@@ -27,3 +27,9 @@ def test_list_and_mutants(capsys):
     assert args.handler(args) == 2
     args = parse(["bots", "serve", "bike", "--port", "0", "--protocol", "json", "--mutant", "nope"])
     assert args.handler(args) == 2
+
+
+def test_a_fail_rate_that_is_no_probability_is_refused(capsys):
+    args = parse(["bots", "serve", "pizza", "--port", "0", "--protocol", "taskyto", "--fail-rate", "1.5"])
+    assert args.handler(args) == 2
+    assert "--fail-rate is a probability, from 0 to 1" in capsys.readouterr().err

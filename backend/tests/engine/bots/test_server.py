@@ -175,3 +175,30 @@ def test_the_demo_factory_gives_an_in_process_connector():
         demo_factory("chess")
     with pytest.raises(ConnectorConfigError):
         demo_factory("bike@change-optionality-1")
+
+
+def test_a_flaky_bot_fails_some_turns_reproducibly_from_its_seed():
+    def failing_turns(seed: int) -> list[int]:
+        server, _ = build_server("bike", protocol="taskyto", faults=Faults(fail_rate=0.3, fault_seed=seed))
+        failed = []
+        with (
+            server,
+            create_connector(
+                {"technology": "taskyto", "base_url": server.base_url}, GUARD, retry=FAST
+            ) as bot,
+        ):
+            bot.new_conversation()
+            for turn in range(1, 21):
+                try:
+                    bot.send("book a repair")
+                except ChatbotHTTPError as exc:
+                    assert exc.status == 500
+                    failed.append(turn)
+        return failed
+
+    first = failing_turns(4)
+    assert 0 < len(first) < 20  # some turns, not all
+    assert failing_turns(4) == first
+    assert failing_turns(5) != first
+    with pytest.raises(ValueError, match="probability"):
+        Faults(fail_rate=1.5)

@@ -49,3 +49,19 @@ def test_the_regression_benchmark_meets_its_target():
     assert replayed["calls_saved"] == sum(result["baseline_llm_calls"].values())
     replayed_broken = result["replayed_broken"]
     assert replayed_broken["verdict"] == "regressed" and replayed_broken["llm_calls"] > 0
+
+
+def test_the_shrink_benchmark_pins_failures_that_fail_on_the_mutant_and_pass_on_the_original():
+    script = Path(__file__).parents[3] / "benchmarks" / "shrink_mutants.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--bots", "pizza", "--operators", "crash-on-value,repeat-loop",
+         "--per-operator", "1", "--detail"],
+        capture_output=True, text=True, check=False, timeout=240,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.strip().splitlines()
+    result = json.loads(line)
+    assert result["killed"] == result["shrunk"] == 2 and result["llm_calls"] == 0
+    assert result["pins_failing_on_mutant"] == result["pins_passing_on_original"] == 2
+    assert result["median_user_turns_after"] <= result["median_user_turns_to_failure"]
+    assert 0 < result["chatbot_calls"] <= 2 * 200

@@ -61,7 +61,9 @@ import {
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatPercent, formatSeconds } from "./format";
 import { RunHeader } from "./RunHeader";
+import { type ProfileReliability, readReliability, shakyConversations } from "../../api/reliability";
 import { RunLivePanel } from "./RunLivePanel";
+import { ShrinkPanel } from "./ShrinkPanel";
 
 const EXPORTS: { format: ExportFormat; label: string }[] = [
   { format: "json", label: "JSON" },
@@ -111,11 +113,14 @@ export function ConversationModal({
   conversationId,
   onClose,
   lookup,
+  shrinkFor,
 }: {
   runId: number;
   conversationId: number | null;
   onClose: () => void;
   lookup?: ConversationLookup | null;
+  /** The run's owner may shrink a failed conversation: its project (null when the run has none). */
+  shrinkFor?: { projectId: number | null } | null;
 }) {
   const conversation = useConversation(runId, conversationId);
   const record = conversation.data ? readConversationRecord(conversation.data.record, conversation.data) : null;
@@ -147,9 +152,66 @@ export function ConversationModal({
             {record.language && <Text size="sm" c="dimmed">{`Language ${record.language}`}</Text>}
           </Group>
           <Transcript record={record} />
+          {shrinkFor && conversationId !== null && conversation.data?.verdict === "failed" && (
+            <ShrinkPanel
+              key={conversationId}
+              runId={runId}
+              conversationId={conversationId}
+              projectId={shrinkFor.projectId}
+            />
+          )}
         </Stack>
       )}
     </Modal>
+  );
+}
+
+function ReliabilityCell({ row }: { row: ProfileReliability | undefined }) {
+  if (row === undefined || row.k < 2)
+    return (
+      <Text size="sm" c="dimmed">
+        —
+      </Text>
+    );
+  return (
+    <Stack gap={0}>
+      <Text size="sm">{`pass^${String(row.k)} ${formatPercent(row.passK.rate)} · pass@1 ${formatPercent(row.passAt1.rate)}`}</Text>
+      <Text size="xs" c={row.flaky > 0 ? "orange" : "dimmed"}>
+        {`${String(row.flaky)} flaky · ${String(row.passK.decided)} of ${String(row.planned)} planned decided`}
+      </Text>
+    </Stack>
+  );
+}
+
+/** With repeats: the planned conversations that did not pass every repeat, the flaky ones first. */
+function ShakyConversations({ profiles }: { profiles: ProfileReliability[] }) {
+  const shaky = shakyConversations(profiles.filter((p) => p.k > 1));
+  if (shaky.length === 0) return null;
+  return (
+    <Table withTableBorder aria-label="Conversations that did not pass every repeat">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>Profile</Table.Th>
+          <Table.Th>Planned</Table.Th>
+          <Table.Th>Stability</Table.Th>
+          <Table.Th>Repeats passed</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {shaky.map((c) => (
+          <Table.Tr key={`${c.profile}-${String(c.plannedIndex)}`}>
+            <Table.Td>{c.profile}</Table.Td>
+            <Table.Td>{`#${String(c.plannedIndex)}`}</Table.Td>
+            <Table.Td>
+              <Badge color={c.verdict === "flaky" ? "orange" : c.verdict === "failed" ? "red" : "gray"} variant="light">
+                {c.verdict}
+              </Badge>
+            </Table.Td>
+            <Table.Td>{`${String(c.passed)} of ${String(c.decided)} decided (of ${String(c.repeats)})`}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   );
 }
 
@@ -157,15 +219,25 @@ function ProfilesTable({
   stats,
   unpriced,
   onPick,
+  reliability,
 }: {
   stats: RunStats;
   /** The run made LLM calls without a price: a profile that cost $0 was not priced, not free. */
   unpriced: boolean;
   onPick: (profile: string) => void;
+  reliability: ProfileReliability[];
 }) {
   if (stats.profiles.length === 0) return <Text c="dimmed">No conversation has finished yet.</Text>;
   // Runs before verdicts counted conversations with errors; since, only a failed verdict is a chatbot fault.
   const verdicts = stats.verdicts !== null;
+  const byProfile = new Map(reliability.map((r) => [r.profile, r]));
+  const repeated = reliability.some((r) => r.k > 1);
+  // With repeats, the profiles with flaky conversations come first: they are what a green run hides.
+  const rows = repeated
+    ? [...stats.profiles].sort(
+        (a, b) => (byProfile.get(b.profile)?.flaky ?? 0) - (byProfile.get(a.profile)?.flaky ?? 0),
+      )
+    : stats.profiles;
   return (
     <Table withTableBorder highlightOnHover aria-label="Results per profile">
       <Table.Thead>
@@ -174,11 +246,12 @@ function ProfilesTable({
           <Table.Th>Conversations</Table.Th>
           <Table.Th>{verdicts ? "Verdicts" : "With errors"}</Table.Th>
           <Table.Th>Passed</Table.Th>
+          {repeated && <Table.Th>Reliability</Table.Th>}
           <Table.Th>Cost</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
-        {stats.profiles.map((row) => (
+        {rows.map((row) => (
           <Table.Tr key={row.profile}>
             <Table.Td>
               <Anchor
@@ -212,6 +285,11 @@ function ProfilesTable({
                     : null,
               )}
             </Table.Td>
+            {repeated && (
+              <Table.Td>
+                <ReliabilityCell row={byProfile.get(row.profile)} />
+              </Table.Td>
+            )}
             <Table.Td>
               <CostText usd={row.costUsd} unpriced={unpriced && row.costUsd === 0} />
             </Table.Td>
@@ -227,11 +305,13 @@ function ConversationsSection({
   stats,
   profile,
   setProfile,
+  canShrink,
 }: {
   run: Run;
   stats: RunStats | undefined;
   profile: string | null;
   setProfile: (profile: string | null) => void;
+  canShrink: boolean;
 }) {
   const [page, setPage] = useState(1);
   const [errorsOnly, setErrorsOnly] = useState(false);
@@ -398,6 +478,7 @@ function ConversationsSection({
         onClose={() => {
           setOpen(null);
         }}
+        shrinkFor={canShrink ? { projectId: run.project } : null}
       />
     </Stack>
   );
@@ -452,6 +533,7 @@ function VerdictCount({
 
 export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
   const summary = readSenseiSummary(run);
+  const reliability = readReliability(run.result);
   const active = isRunActive(run.status);
   const stats = useRunStats(run.id, active);
   useRefreshWhenFinished(run.id, active);
@@ -525,14 +607,26 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
           <Title order={2} size="h4">
             Per profile
           </Title>
-          <ProfilesTable stats={stats.data} unpriced={unpricedCalls(run) > 0} onPick={setProfile} />
+          <ProfilesTable
+            stats={stats.data}
+            unpriced={unpricedCalls(run) > 0}
+            onPick={setProfile}
+            reliability={reliability}
+          />
+          <ShakyConversations profiles={reliability} />
         </>
       )}
       <Paper>
         <Title order={2} size="h4" mb="xs">
           Conversations
         </Title>
-        <ConversationsSection run={run} stats={stats.data} profile={profile} setProfile={setProfile} />
+        <ConversationsSection
+          run={run}
+          stats={stats.data}
+          profile={profile}
+          setProfile={setProfile}
+          canShrink={canCheck}
+        />
       </Paper>
     </Stack>
   );
