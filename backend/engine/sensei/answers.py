@@ -181,7 +181,8 @@ class Unanswered:
 
 def unanswered(turns: Sequence[Turn], today: date, inputs: Iterable[Any] = ()) -> list[Unanswered]:
     """The questions the chatbot asked that the user never answered, though it replied: each asking is checked
-    against the user's next message, and a question asked again counts as answered when any asking was."""
+    against the user's next message, a question asked again counts as answered when any asking was, and a
+    question the chatbot dropped is no longer owed once the user answered a later one."""
     values = list(inputs)
     asked: list[tuple[Question, int, bool]] = []
     for index, turn in enumerate(turns):
@@ -203,6 +204,10 @@ def unanswered(turns: Sequence[Turn], today: date, inputs: Iterable[Any] = ()) -
             if other.turn != question.turn and same_answer(other.text, question.text)
         ]
         if any(again):
+            continue
+        if any(ok for other, _, ok in asked if other.turn > question.turn):
+            # The chatbot moved on and the user answered what it asked next: this question no longer stands
+            # in the way ("or the chatbot stopped asking", D28).
             continue
         if all(u.question.text != question.text for u in left):
             left.append(Unanswered(question, reply))

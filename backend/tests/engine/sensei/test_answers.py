@@ -211,3 +211,23 @@ def test_the_same_statement_to_the_same_request_reworded_is_consistency_not_a_lo
     record.inputs = {"size": "medium"}
     found = decision(record, TODAY)
     assert (found.verdict, found.evidence_turn) == ("failed", 7)
+
+
+def test_a_question_the_chatbot_dropped_is_no_longer_owed_once_the_user_answered_a_later_one():
+    # The user detours at the greeting, then orders: the greeting's question stood in the way of nothing.
+    turns = [
+        Turn(role="user", text="hi there"),
+        Turn(role="bot", text="Welcome! A house pizza, or one you build yourself? What would you like?"),
+        Turn(role="user", text="what are your opening hours?"),
+        Turn(role="bot", text="We are open every day from noon to 11pm."),
+        Turn(role="user", text="I want to build my own"),
+        Turn(role="bot", text="Which size would you like? We have small, medium and large."),
+        Turn(role="user", text="medium"),
+        Turn(role="bot", text="How many drinks would you like?"),
+        Turn(role="user", text="do you deliver?"),
+        Turn(role="bot", text="We don't deliver."),
+    ]
+    assert unanswered(turns[:8], TODAY) == []
+    # A question left unanswered after the last one the user answered is still owed.
+    left = unanswered(turns, TODAY)
+    assert [u.question.text for u in left] == ["How many drinks would you like?"]
