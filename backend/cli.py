@@ -11,7 +11,18 @@ import importlib
 import sys
 from importlib.metadata import version
 
-COMMANDS = ("serve", "llm", "connectors", "bots", "sensei", "check", "tracer", "bench", "security")
+COMMANDS = (
+    "serve",
+    "llm",
+    "connectors",
+    "bots",
+    "sensei",
+    "check",
+    "tracer",
+    "bench",
+    "security",
+    "transcripts",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

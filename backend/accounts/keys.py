@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import URLValidator
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import mixins, serializers, viewsets
@@ -17,11 +18,28 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import LLMKey
-from common.validators import unique_name_per_owner
+from common.validators import destination_problem, unique_name_per_owner
 from engine.llm.providers import BASE_URLS, DEFAULT_MODELS, FALLBACK_MODELS
 
 
+class DestinationURLField(serializers.URLField):
+    """A URL Parley will send requests to, checked as the egress guard will check it (`destination_problem`)
+    rather than by Django's URL pattern, which refuses some forms of an address the operator may allow
+    (`http://0177.0.0.1`, `http://[::ffff:127.0.0.1]`) and accepts others the guard refuses."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators = [v for v in self.validators if not isinstance(v, URLValidator)]
+
+    def to_internal_value(self, data: Any) -> str:
+        value = str(super().to_internal_value(data)).strip()
+        if value and (problem := destination_problem(value)):
+            raise serializers.ValidationError(problem)
+        return value
+
+
 class LLMKeySerializer(serializers.ModelSerializer[LLMKey]):
+    base_url = DestinationURLField(required=False, allow_blank=True, max_length=500)
     key = serializers.CharField(
         write_only=True,
         trim_whitespace=True,

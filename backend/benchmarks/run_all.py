@@ -5,7 +5,8 @@
 SENSEI throughput (1/4/8/16), TRACER calls and time for 10 x 8, TRACER duplicates left at 10 x 8 on every
 reference bot (imperfect LLM double), SENSEI's false findings on the unmodified reference bots (imperfect LLM
 double), the regression gate (an unchanged bot compares `unchanged`, one answering 500 on every second turn
-`regressed`), SENSEI-check rules per second over 1,000 conversations, peak memory of a
+`regressed`), SENSEI-check rules per second over 1,000 conversations, importing 50,000 transcripts
+(masked; 5,000 with `--quick`), peak memory of a
 100-conversation SENSEI run and a 10 x 8 TRACER run, and the worker overhead
 (start run -> first LLM call; it needs PostgreSQL and RabbitMQ and starts its own Celery worker), and the API
 latency through nginx (`api_latency.py --stack` starts a stack of its own). `--quick` shrinks the runs and
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         ["regression_compare.py", *([] if args.quick else ["--repeats", "3"])],
         ["check_rules.py", *(["--conversations", "200"] if args.quick else [])],
         ["language_accuracy.py"],
+        ["transcripts_import.py", *(["--conversations", "5000"] if args.quick else [])],
         ["worker_overhead.py", *(["--runs", "3", "--warmup", "1"] if args.quick else [])],
         ["memory.py"],
         ["api_latency.py", "--stack"],

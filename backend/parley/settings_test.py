@@ -16,3 +16,6 @@ from parley.settings import *
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # A fixed key for tests only; production refuses to start without its own (common.parsers.Env.secret).
 FERNET_KEYS = ["KonpqhcktM4gouVciEUhEXPgXdmQYWlEttVClTcRmew="]
+# The tests' fake chatbots and LLM servers listen on loopback, and connectors are checked against this on save:
+# the same allowance as the test worker's (tests/conftest.py).
+EGRESS_ALLOW = ["127.0.0.1"]

@@ -31,9 +31,9 @@ from rest_framework.views import APIView
 from engine.regression import DEFAULT_THRESHOLD, CompareSettings, Comparison, RunData, compare, run_data
 from runs import services, tasks
 from runs.models import Conversation, RuleResult, Run
-from runs.secrets import address_scrubber
 from runs.serializers import RunSerializer
 from runs.views import readable_runs
+from workspace import visibility
 from workspace.permissions import readable_projects
 
 
@@ -211,8 +211,7 @@ class CompareView(APIView):
             raise exceptions.ValidationError({"baseline": ["Compare runs of the same project."]})
         comparison = compare_runs(baseline, run, wanted.get("threshold", DEFAULT_THRESHOLD))
         data = comparison.model_dump(mode="json")
-        if run.project_id and run.owner_id != request.user.pk:
-            data = address_scrubber(run.project.connector).scrub(data)
+        data = visibility.for_runs(request.user, run, baseline).data(data)
         return Response({**data, "baseline_run": baseline.pk, "run": run.pk})
 
 

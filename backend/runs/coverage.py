@@ -29,9 +29,9 @@ from engine.tracer.drafts import MAX_CHOSEN
 from runs import services, tasks
 from runs.compare import run_data_of
 from runs.models import Artefact, Run
-from runs.secrets import address_scrubber
 from runs.serializers import RunSerializer
 from runs.views import readable_runs
+from workspace import visibility
 
 
 def _readable_sensei_run(request: Request, run_id: int) -> Run:
@@ -148,9 +148,7 @@ class CoverageView(APIView):
             "graph": graph,
             **coverage(graph, run_data_of(run)).to_json(),
         }
-        if run.owner_id != request.user.pk and run.project is not None:
-            data = address_scrubber(run.project.connector).scrub(data)
-        return Response(data)
+        return Response(visibility.for_runs(request.user, run, tracer).data(data))
 
 
 class DraftRequest(serializers.Serializer[Any]):

@@ -28,6 +28,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from runs.models import Artefact, Run
+from workspace import visibility
 from workspace.models import Campaign, Personality, Profile, Rule
 from workspace.permissions import readable_projects, writable_projects
 from workspace.validation import (
@@ -86,14 +87,16 @@ class ModelDiffView(APIView):
             if _shape(before[name]) != _shape(after[name])
         ]
         return Response(
-            {
-                "from": ids[0],
-                "to": ids[1],
-                "added": sorted(after.keys() - before.keys()),
-                "removed": sorted(before.keys() - after.keys()),
-                "changed": changed,
-                "unchanged": len(before.keys() & after.keys()) - len(changed),
-            }
+            visibility.for_projects(request.user, project).data(
+                {
+                    "from": ids[0],
+                    "to": ids[1],
+                    "added": sorted(after.keys() - before.keys()),
+                    "removed": sorted(before.keys() - after.keys()),
+                    "changed": changed,
+                    "unchanged": len(before.keys() & after.keys()) - len(changed),
+                }
+            )
         )
 
 

@@ -1,8 +1,8 @@
 """The secrets a run knows, as the one scrubber (engine.redact) that every writer of the run passes text through.
 
 A chatbot may echo a connector's own token in an error page, a provider its API key; either would then sit in
-events, conversation records, artefacts and failure messages — and a public project shows those to anyone.
-Built in the worker (the only place secrets are decrypted), once per run.
+events, conversation records, artefacts and failure messages — and a public project shows those to anyone (what a visitor's view hides besides is
+workspace.visibility's). Built in the worker (the only place secrets are decrypted), once per run.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 from accounts.models import LLMKey
 from engine.redact import Scrubber
@@ -52,16 +51,3 @@ def run_scrubber(run_id: int) -> Scrubber:
     except Exception:
         logger.exception("Could not read the secrets of run %s; its output is not scrubbed", run_id)
         return Scrubber()
-
-
-def address_scrubber(connector: Connector | None) -> Scrubber:
-    """For visitors of a public project: the chatbot's addresses (URLs and host names in the connector's plain
-    parameters), which the public project view hides too, blanked out of what its runs show."""
-    if connector is None:
-        return Scrubber()
-    addresses: list[str] = []
-    for value in _strings(connector.params):
-        parsed = urlsplit(value.strip())
-        if parsed.scheme in ("http", "https", "ws", "wss") and parsed.netloc:
-            addresses += [value.strip().rstrip("/"), parsed.netloc, parsed.hostname or ""]
-    return Scrubber(*addresses)

@@ -23,8 +23,8 @@ from engine.regression import DEFAULT_THRESHOLD
 from engine.security import AttemptRecord, SecurityComparison, compare_campaigns
 from runs.compare import ComparisonSchema
 from runs.models import Run, SecurityAttempt
-from runs.secrets import address_scrubber
 from runs.views import readable_runs
+from workspace import visibility
 
 
 class RunSecurityComparison(SecurityComparison):
@@ -90,6 +90,5 @@ class SecurityCompareView(APIView):
             run_label=f"run {run.pk}",
         )
         data = comparison.model_dump(mode="json")
-        if run.project_id and run.owner_id != request.user.pk:
-            data = address_scrubber(run.project.connector).scrub(data)
+        data = visibility.for_runs(request.user, run, baseline).data(data)
         return Response({**data, "baseline_run": baseline.pk, "run": run.pk})

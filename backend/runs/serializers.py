@@ -12,8 +12,8 @@ from engine.security import needs_model
 from engine.sensei import new_seed
 from runs.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
-from runs.secrets import address_scrubber
 from runs.verdict_counts import refreshed_result
+from workspace import visibility
 from workspace.models import Campaign, Profile, Project, Rule
 from workspace.validation import validate_campaign
 
@@ -99,10 +99,10 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "is_owner": self.get_is_owner(run),
             "cancel_requested": run.cancel_requested,
         }
-        if run.project_id and not document["is_owner"]:
-            # A visitor of a public project never sees the chatbot's address (errors quote it).
-            hide = address_scrubber(run.project.connector)
-            document.update(result=hide.scrub(run.result), error_message=hide(run.error_message or ""))
+        if not document["is_owner"]:
+            # A visitor's view (workspace.visibility): errors, results and usage quote the chatbot's address.
+            request = self.context.get("request")
+            document = visibility.for_runs(getattr(request, "user", None), run).data(document)
         return document
 
     def get_wait_seconds(self, run: Run) -> float | None:
@@ -116,7 +116,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
 
     def get_is_owner(self, run: Run) -> bool:
         request = self.context.get("request")
-        return bool(request and request.user.pk == run.owner_id)
+        return visibility.sees_as_owner(getattr(request, "user", None), run.owner_id)
 
     def get_params(self, run: Run) -> dict[str, Any]:
         """What the run was asked to do, without the snapshots' YAML text."""

@@ -8,8 +8,9 @@ once a second, so run lists refetch only then. Comment lines every PARLEY_STREAM
 from closing a quiet stream; after PARLEY_STREAM_MAX_SECONDS, or at the first heartbeat after its sign-in ended
 (logout, a revoked or expired token), a stream says `reconnect` and ends.
 
-Who sees what is the run endpoints' rule (runs.views.readable_runs): the owner, or anyone for a run of a public
-project — strangers get the same 404 as the detail endpoint, and only the owner gets owner-only events.
+Who sees what is the one visibility policy (workspace.visibility), as for the run endpoints: the owner, or anyone
+for a run of a public project — strangers get the same 404 as the detail endpoint, only the owner gets owner-only
+events, and a visitor's snapshot and events of every kind come without the chatbot's address.
 Authentication is the API's own (the `Authorization` header, sent by a fetch-based client; never a token in the
 URL, which nginx would log). Database reads run on a small pool of threads (PARLEY_STREAM_DB_THREADS), and the
 streams watching one run share each read (runs.live.Hub.shared).
@@ -42,6 +43,7 @@ from runs.live import RESYNC, Change, Hub, Unavailable, hub
 from runs.models import Run, RunEvent
 from runs.serializers import RunEventSerializer, RunSerializer
 from runs.views import readable_runs
+from workspace import visibility
 
 T = TypeVar("T")
 
@@ -163,20 +165,29 @@ class RunState:
 
 
 def read_run(run_id: int, viewer: Viewer, owner_view: bool, floor: int) -> RunState | None:
-    """The run and its events after `floor`, as `viewer` may see them; None once it is gone or hidden."""
-    run = Run.objects.select_related("project", "owner").filter(pk=run_id).first()
+    """The run and its events after `floor`, as `viewer` may see them (workspace.visibility: a visitor's view has
+    no chatbot address in the run or in any event); None once it is gone or hidden."""
+    run = (
+        Run.objects.select_related("project__connector", "project__llm_key", "owner")
+        .filter(pk=run_id)
+        .first()
+    )
     if run is None or not (owner_view or (run.project is not None and run.project.public)):
         return None
-    request = SimpleNamespace(user=SimpleNamespace(pk=viewer.pk))
-    snapshot = _json(RunSerializer(run, context={"request": request}).data)
+    user = _user_of(viewer)
+    view = visibility.for_runs(user, run)
+    snapshot = _json(RunSerializer(run, context={"request": SimpleNamespace(user=user)}).data)
     events = RunEvent.objects.filter(run_id=run_id, id__gt=floor)
-    if not owner_view:
+    if not (owner_view and view.owner):
         events = events.filter(visibility=RunEvent.Visibility.PUBLIC)
     rows = list(events.order_by("id")[:EVENTS_PER_READ])
     return RunState(
         status=run.status,
         snapshot=snapshot,
-        events=[(row.pk, row.created_at.timestamp(), _json(RunEventSerializer(row).data)) for row in rows],
+        events=[
+            (row.pk, row.created_at.timestamp(), _json(view.data(RunEventSerializer(row).data)))
+            for row in rows
+        ],
         full=len(rows) == EVENTS_PER_READ,
     )
 
@@ -302,7 +313,12 @@ async def run_stream(request: HttpRequest, run_id: int) -> HttpResponse:
 def _after(request: HttpRequest) -> int:
     """The last event id the client holds: `?after=`, or Last-Event-ID when the client reconnects by itself."""
     values = (request.GET.get("after"), request.headers.get("Last-Event-ID"))
-    return max((int(value) for value in values if value and value.isdigit() and len(value) < 19), default=0)
+    # ASCII digits only: str.isdigit() also takes "²", which int() refuses (a 500 once). Anything else, or a
+    # number too large for an event id, is no cursor: the stream starts from the beginning.
+    return max(
+        (int(value) for value in values if value and value.isascii() and value.isdigit() and len(value) < 19),
+        default=0,
+    )
 
 
 # --- the runs a visitor may see ------------------------------------------------------------------------------
@@ -310,9 +326,7 @@ def _after(request: HttpRequest) -> int:
 
 def _fingerprint(viewer: Viewer) -> dict[str, Any]:
     """A summary of the visible runs that changes whenever a list of them would (polling mode only)."""
-    runs = Run.objects.filter(project__public=True)
-    if viewer.pk is not None:
-        runs = Run.objects.filter(Q(owner_id=viewer.pk) | Q(project__public=True))
+    runs = Run.objects.filter(visibility.readable(_user_of(viewer), "project__"))
     return runs.aggregate(
         count=Count("id"),
         last=Max("id"),
@@ -324,7 +338,8 @@ def _fingerprint(viewer: Viewer) -> dict[str, Any]:
 
 
 def _watches(viewer: Viewer) -> Callable[[Change], bool]:
-    return lambda change: change.public or (viewer.pk is not None and change.owner == viewer.pk)
+    """The changes this viewer hears of: only ids of runs they may read (the list message carries nothing else)."""
+    return lambda change: visibility.may_see(viewer.pk, change.owner, change.public)
 
 
 async def follow_runs(viewer: Viewer, signed_in: SessionCheck) -> AsyncIterator[str]:

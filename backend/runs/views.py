@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -23,7 +23,6 @@ from rest_framework.views import APIView
 from runs import bookkeeping, exports, services, tasks
 from runs.conversation_list import FAULTS, VERDICTS, listed_conversations, with_fault, with_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
-from runs.secrets import address_scrubber
 from runs.serializers import (
     ArtefactSerializer,
     ConversationListSerializer,
@@ -35,6 +34,7 @@ from runs.serializers import (
     RunSerializer,
     SecurityAttemptSerializer,
 )
+from workspace import visibility
 from workspace.permissions import readable_projects, writable_projects
 
 ORDERINGS = {
@@ -51,10 +51,9 @@ EVENTS_PER_PAGE = 500
 
 
 def readable_runs(user: Any) -> QuerySet[Run]:
-    runs = Run.objects.select_related("project__connector", "owner")
-    if user is not None and user.is_authenticated:
-        return runs.filter(Q(owner=user) | Q(project__public=True))
-    return runs.filter(project__public=True)
+    """The runs `user` may read (workspace.visibility), with what a visitor's view of them needs."""
+    runs = Run.objects.select_related("project__connector", "project__llm_key", "owner")
+    return runs.filter(visibility.readable(user, "project__"))
 
 
 class RunFilters(serializers.Serializer[Any]):
@@ -125,7 +124,7 @@ class RunViewSet(
             return readable_runs(user)
         # Lists name one side of the policy directly (no OR across a join), so the (owner, -created_at)
         # index serves them.
-        runs = Run.objects.select_related("project__connector", "owner")
+        runs = Run.objects.select_related("project__connector", "project__llm_key", "owner")
         mine = user.is_authenticated and self.request.query_params.get("scope", "mine") != "public"
         runs = runs.filter(owner=user) if mine else runs.filter(project__public=True)
         return filter_runs(runs, self.request.query_params)
@@ -159,28 +158,23 @@ class RunViewSet(
         return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
 
     def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
-        """What a visitor of a public project sees of one run — events, conversations, artefacts, results,
-        exports — without the chatbot's address, which the public project view hides too."""
+        """Every answer about one run — detail, events, conversations, artefacts, attempts, results, statistics,
+        exports — as the caller may see it (workspace.visibility): a visitor's without the chatbot's address."""
         response = super().finalize_response(request, response, *args, **kwargs)
-        run = getattr(self, "_visited_run", None)
-        if run is None or not response.status_code or response.status_code >= 400:
-            return response
-        hide = address_scrubber(run.project.connector if run.project_id else None)
-        if not hide:
+        view = getattr(self, "_view", None)
+        if view is None or view.owner or not response.status_code or response.status_code >= 400:
             return response
         if isinstance(response, Response):
-            response.data = hide.scrub(response.data)
+            response.data = view.data(response.data)
         elif isinstance(response, HttpResponse) and response.get("Content-Type", "").startswith(
             ("text/", "application/")
         ):
-            response.content = hide(response.content.decode("utf-8")).encode("utf-8")
+            response.content = view.text(response.content.decode("utf-8")).encode("utf-8")
         return response
 
     def get_object(self) -> Run:
         run = super().get_object()
-        user = self.request.user
-        if not (user.is_authenticated and user.pk == run.owner_id):
-            self._visited_run = run
+        self._view = visibility.for_runs(self.request.user, run)
         return run
 
     @extend_schema(
@@ -200,7 +194,7 @@ class RunViewSet(
         except ValueError:
             raise exceptions.ValidationError({"after": ["A whole number (an event id)."]}) from None
         events = RunEvent.objects.filter(run=run, id__gt=after)
-        if run.owner_id != request.user.pk:
+        if not self._view.owner:
             events = events.filter(visibility=RunEvent.Visibility.PUBLIC)
         page = list(events.order_by("id")[:EVENTS_PER_PAGE])
         return Response(
@@ -346,7 +340,10 @@ class ProjectRunsView(generics.ListCreateAPIView[Run]):
             return Run.objects.none()
         project = self.project(write=False)
         return filter_runs(
-            Run.objects.filter(project=project).select_related("project", "owner"), self.request.query_params
+            Run.objects.filter(project=project).select_related(
+                "project__connector", "project__llm_key", "owner"
+            ),
+            self.request.query_params,
         )
 
     @extend_schema(request=RunRequestSerializer, responses={201: RunSerializer}, summary="Start a run")

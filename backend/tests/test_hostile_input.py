@@ -85,6 +85,14 @@ def test_a_nul_in_a_query_parameter_is_a_400(auth_api):
     assert "contains a NUL" in _problem(auth_api.get("/api/runs/?profile=%00"), 400)
 
 
+@pytest.mark.parametrize("token", ["\u00e9t\u00e9-token", "abc\x00def"], ids=["latin-1", "nul"])
+def test_a_token_that_is_not_utf_8_or_holds_a_nul_is_a_401_not_a_500(api, token):
+    """knox decoded the Authorization header as UTF-8 unchecked: a Latin-1 byte was a 500 on every endpoint."""
+    response = api.get("/api/projects/", HTTP_AUTHORIZATION=f"Token {token}")
+    assert response.status_code == 401
+    assert response.json()["detail"] == "Invalid token."
+
+
 def test_an_unknown_api_route_is_a_json_404(auth_api):
     assert _problem(auth_api.get("/api/no-such-thing/"), 404)
 

@@ -23,10 +23,12 @@ COMMAND_LINE_MAY_IMPORT = {"engine", "cli", "commands", "parley.localrun"}
 ENGINE = {
     "errors": 0,
     "redact": 0,
+    "personal_data": 0,  # the personal-data detectors: the security oracle, the transcript import (D35)
     "yamlguard": 1,
     "yamldata": 1,
     "egress": 1,
     "spreadsheet": 1,
+    "transcripts": 1,  # imported production conversations, masked; TRACER and SENSEI read them
     "llm": 2,
     "connectors": 2,
     "conversation": 3,

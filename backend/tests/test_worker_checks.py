@@ -8,6 +8,7 @@ from engine.connectors.testing import fake_for
 from engine.llm.testing.fake_server import running_fake_server
 from runs.models import Run
 from tests.conftest import wait_for
+from workspace.models import Connector
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -97,11 +98,14 @@ def test_connection_test_shows_the_parsed_reply(celery_worker, auth_api):
 
 
 def test_a_connector_pointing_at_a_private_address_is_refused_by_the_guard(celery_worker, auth_api):
-    connector = auth_api.post(
-        "/api/connectors/",
-        {"name": "internal", "technology": "taskyto", "params": {"base_url": "http://10.1.2.3:5000"}},
-        format="json",
-    ).json()
+    body = {"name": "internal", "technology": "taskyto", "params": {"base_url": "http://10.1.2.3:5000"}}
+    refused = auth_api.post("/api/connectors/", body, format="json")
+    assert (
+        refused.status_code == 400
+    )  # a literal address is refused on save (tests/test_destination_checks.py)
+    assert "10.1.2.3" in refused.json()["fields"]["params.base_url"][0]
+    # One saved before the operator withdrew the allowance is still refused by the guard when it runs.
+    connector = {"id": Connector.objects.create(owner=auth_api.user, **body).pk}
     run = finished_run(auth_api, auth_api.post(f"/api/connectors/{connector['id']}/test/").json()["id"])
     assert run["result"]["ok"] is False
     assert "10.1.2.3" in run["result"]["error_message"]

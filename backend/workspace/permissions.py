@@ -4,24 +4,25 @@
 - Anyone (anonymous included): read-only access to public projects and their profiles, rules and
   personalities. Keys and connectors are never public.
 - Everyone else: the object does not exist for them (404), so private names and ids do not leak.
+
+Who sees what of a readable project (owner or visitor) is workspace.visibility's, the one policy every door asks.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from workspace import visibility
 from workspace.models import Project
 
 
 def readable_projects(user: Any) -> QuerySet[Project]:
-    if user is not None and user.is_authenticated:
-        return Project.objects.filter(Q(owner=user) | Q(public=True))
-    return Project.objects.filter(public=True)
+    return Project.objects.filter(visibility.readable(user))
 
 
 def writable_projects(user: Any) -> QuerySet[Project]:

@@ -32,7 +32,7 @@ from engine.connectors.registry import (
     technology_names,
     validate_config,
 )
-from engine.connectors.technology import Parameter, Technology
+from engine.connectors.technology import Parameter, Technology, destinations
 
 __all__ = [
     "BotReply",
@@ -53,6 +53,7 @@ __all__ = [
     "SessionLost",
     "Technology",
     "create_connector",
+    "destinations",
     "dump_connector_yaml",
     "get_technology",
     "load_connector_file",

@@ -24,6 +24,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, Va
 from engine.connectors.base import Connector, ConnectorContext
 from engine.connectors.errors import ConnectorConfigError
 from engine.connectors.pacing import PACING_FIELDS, Pacing, paced, pacer_key
+from engine.egress import InvalidAddress, canonical_url
 
 Location = tuple[int, int]
 Locator = Callable[[tuple[str | int, ...]], Location | None]
@@ -167,7 +168,16 @@ class Technology(Generic[S]):
         )
 
 
+class Destination:
+    """Marks a setting Parley sends requests to: the API checks it against the egress policy on save."""
+
+
+DESTINATION = Destination()
+
+
 def _check_base_url(value: str) -> str:
+    """The URL with its host in the one form the egress guard decides on and httpx can read (`0177.0.0.3` is
+    127.0.0.3, `bücher.de` its punycode): a host in no valid form is a configuration error, never a crash."""
     value = value.strip()
     try:
         url = urlsplit(value)
@@ -178,10 +188,23 @@ def _check_base_url(value: str) -> str:
         raise ValueError(f"{value!r} must be an http:// or https:// URL with a host name")
     if url.query or url.fragment:
         raise ValueError(f"{value!r} must not contain a query string or fragment")
-    return value
+    try:
+        return canonical_url(value)
+    except InvalidAddress as exc:
+        raise ValueError(exc.user_message.rstrip(".")) from None
 
 
-BaseUrl = Annotated[str, AfterValidator(_check_base_url)]
+BaseUrl = Annotated[str, AfterValidator(_check_base_url), DESTINATION]
+
+
+def destinations(settings: BaseModel) -> dict[str, str]:
+    """The settings Parley sends requests to (fields typed `BaseUrl`), by field name, as validated."""
+    found = {}
+    for name, info in type(settings).model_fields.items():
+        value = getattr(settings, name, None)
+        if any(isinstance(mark, Destination) for mark in info.metadata) and isinstance(value, str):
+            found[name] = value
+    return found
 
 
 def _check_page_url(value: str) -> str:

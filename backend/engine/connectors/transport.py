@@ -25,6 +25,7 @@ from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import httpx
 from pydantic import JsonValue
@@ -40,7 +41,7 @@ from engine.connectors.errors import (
     ConnectorConfigError,
     SessionLost,
 )
-from engine.egress import guarded_client
+from engine.egress import InvalidAddress, guarded_client
 
 Phase = Literal["open", "turn"]
 Response = httpx.Response
@@ -51,8 +52,13 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 def display_url(url: str | httpx.URL) -> str:
-    """The URL as shown to users: no credentials, no query string."""
-    parsed = httpx.URL(str(url))
+    """The URL as shown to users: no credentials, no query string. Never raises: a URL httpx cannot read (which
+    an error message is about to name) is shown as it was written, without userinfo and query."""
+    try:
+        parsed = httpx.URL(str(url))
+    except httpx.InvalidURL:
+        written = urlsplit(str(url))
+        return f"{written.scheme}://{written.netloc.rpartition('@')[2]}{written.path}"
     port = f":{parsed.port}" if parsed.port else ""
     return f"{parsed.scheme}://{parsed.host}{port}{parsed.path}"
 
@@ -197,7 +203,7 @@ def _transient(exc: BaseException) -> bool:
     return isinstance(exc, httpx.TransportError | _RetryableStatus)
 
 
-def _classify(exc: httpx.HTTPError, url: str, timeout: float) -> Exception:
+def _classify(exc: httpx.HTTPError | httpx.InvalidURL, url: str, timeout: float) -> Exception:
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return ConnectorConfigError(f"{url} is not a usable http:// or https:// URL.", field="base_url")
     if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
@@ -267,8 +273,15 @@ class HttpChannel:
                 response = retrying(attempt)
             except _RetryableStatus as last:
                 return last.response
-            except httpx.HTTPError as exc:
+            except (
+                httpx.HTTPError,
+                httpx.InvalidURL,
+            ) as exc:  # InvalidURL is no HTTPError: a redirect's bad host
                 raise _classify(exc, display_url(url), seconds) from None
+            except InvalidAddress as exc:  # the guard found a host in no valid form (a redirect's, here)
+                raise ConnectorConfigError(
+                    f"{display_url(url)}: {exc.user_message}", field="base_url"
+                ) from None
             if response.status_code not in RATE_LIMITED:
                 return response
             asked = retry_after_s(response)

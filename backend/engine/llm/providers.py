@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from engine.egress import EgressDenied, EgressGuard, guarded_client
+from engine.egress import EgressDenied, EgressGuard, InvalidAddress, canonical_url, guarded_client
 from engine.llm.errors import LLMAuthError, LLMConfigError
 from engine.llm.redact import Redactor
 
@@ -73,6 +73,11 @@ def resolve_base_url(provider: str, base_url: str | None) -> str:
         )
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
         raise LLMConfigError(f"The base URL {url!r} is not an http(s) URL.")
+    try:
+        # The host in the one form the egress guard decides on and httpx reads (`0177.0.0.3` is 127.0.0.3).
+        url = canonical_url(url)
+    except InvalidAddress as exc:
+        raise LLMConfigError(f"The base URL: {exc.user_message}") from None
     return url.rstrip("/")
 
 
@@ -178,7 +183,7 @@ def list_models(
             response = client.get(f"{url}/models", headers=headers)
     except EgressDenied:
         raise
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:  # InvalidURL (a redirect's bad host) is no HTTPError
         return _fallback(provider, redact(f"{name} could not be reached: {exc}"))
     if response.status_code in (401, 403):
         raise LLMAuthError(f"The API key was rejected by {name}.")

@@ -20,10 +20,11 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from common.validators import unique_name_per_owner
+from common.validators import destination_problem, unique_name_per_owner
 from engine.connectors import (
     ConnectorConfig,
     ConnectorConfigError,
+    destinations,
     get_technology,
     technologies,
     validate_config,
@@ -40,6 +41,15 @@ def _secret_names(technology: str) -> set[str]:
 def _config_error(exc: ConnectorConfigError) -> exceptions.ValidationError:
     field = f"params.{exc.field}" if exc.field and exc.field != "technology" else (exc.field or "params")
     return exceptions.ValidationError({field: [exc.user_message]})
+
+
+def _checked(config: ConnectorConfig) -> None:
+    """`ConnectorConfigError` for invalid settings, or for an address Parley would refuse to call (a literal IP
+    outside PARLEY_EGRESS_ALLOW, in any form): said on save, not at the first run. No DNS lookup here."""
+    settings = validate_config(config)
+    for field, url in destinations(settings).items():
+        if problem := destination_problem(url):
+            raise ConnectorConfigError(f"{field}: {problem}", field=field)
 
 
 class ConnectorSerializer(serializers.ModelSerializer[Connector]):
@@ -116,7 +126,7 @@ class ConnectorSerializer(serializers.ModelSerializer[Connector]):
         secrets = {**stored, **{k: v for k, v in given.items() if k in secret and v not in (None, "")}}
         plain = {k: v for k, v in given.items() if k not in secret}
         try:
-            validate_config(ConnectorConfig(technology=technology, params={**plain, **secrets}))
+            _checked(ConnectorConfig(technology=technology, params={**plain, **secrets}))
         except ConnectorConfigError as exc:
             raise _config_error(exc) from None
         if "volatile" in attrs:
@@ -224,7 +234,7 @@ class ConnectorViewSet(viewsets.ModelViewSet[Connector]):
                         {"params": ["Send the parameters as a JSON object of name: value."]}
                     )
                 config = ConnectorConfig(technology=str(request.data.get("technology") or ""), params=params)
-            validate_config(config)
+            _checked(config)
         except ConnectorConfigError as exc:
             problem = {
                 "severity": "error",

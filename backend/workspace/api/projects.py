@@ -10,6 +10,7 @@ from rest_framework import serializers, viewsets
 
 from accounts.models import LLMKey
 from common.validators import unique_name_per_owner
+from workspace import visibility
 from workspace.models import Connector, Project
 from workspace.permissions import PublicReadOwnerWrite, readable_projects
 
@@ -66,7 +67,7 @@ class ProjectSerializer(serializers.ModelSerializer[Project]):
 
     def get_is_owner(self, project: Project) -> bool:
         request = self.context.get("request")
-        return bool(request and project.owner_id == request.user.pk)
+        return visibility.sees_as_owner(getattr(request, "user", None), project.owner_id)
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_model_warnings(self, project: Project) -> list[str]:
@@ -76,8 +77,9 @@ class ProjectSerializer(serializers.ModelSerializer[Project]):
         data = super().to_representation(instance)
         if not data["is_owner"]:
             # Visitors of a public project see what was tested, not how it is wired or paid for.
-            for private in ("connector", "llm_key", "budget_usd"):
-                data[private] = None
+            request = self.context.get("request")
+            data = visibility.for_projects(getattr(request, "user", None), instance).data(data)
+            data.update(dict.fromkeys(visibility.PRIVATE_PROJECT_FIELDS))
         return data
 
     def validate_name(self, value: str) -> str:
@@ -121,7 +123,7 @@ class ProjectViewSet(viewsets.ModelViewSet[Project]):
         if getattr(self, "swagger_fake_view", False):
             return Project.objects.none()
         user = self.request.user
-        projects = readable_projects(user).select_related("owner", "llm_key")
+        projects = readable_projects(user).select_related("owner", "llm_key", "connector")
         if self.action == "list":
             mine = user.is_authenticated and self.request.query_params.get("scope", "mine") != "public"
             projects = projects.filter(owner=user) if mine else projects.filter(public=True)

@@ -337,6 +337,10 @@ class TracerDouble:
     imperfection: Imperfection = field(default_factory=Imperfection)
     meant: dict[str, set[Concept]] = field(default_factory=dict)
     """Every name written (casing and separators removed) → the steps it was written for."""
+    read: dict[str, set[str]] = field(default_factory=dict)
+    """Every name written (casing and separators removed) → the chatbot's words it was written for (a line, or
+    the question of a line): a fact about its input, which a measure can trace to the bot's definition without
+    sharing the double's reading of it."""
     values: set[str] = field(default_factory=set)
     """Words it has seen offered as choices ("margherita", "large"): what a model knows to be values from
     experience, so "the total for your large margherita" is the total step even in a conversation where the
@@ -372,6 +376,7 @@ class TracerDouble:
         concept = step.concept
         if concept in known and rng.random() < self.imperfection.reuse_known:
             self.meant.setdefault(glued(known[concept]), set()).add(concept)
+            self._read(known[concept], step)
             return known[concept]
         topic = list(step.topic)
         verb = VERBS[step.kind][0]
@@ -384,7 +389,12 @@ class TracerDouble:
         style = rng.choice(STYLES[1:]) if rng.random() < self.imperfection.casing else "snake"
         name = styled(words, style)
         self.meant.setdefault(glued(name), set()).add(concept)
+        self._read(name, step)
         return name
+
+    def _read(self, name: str, step: Step) -> None:
+        if step.text:  # an invented functionality was written for no words of the chatbot
+            self.read.setdefault(glued(name), set()).add(step.text)
 
     def _functionality(self, step: Step, rng: Random, known: dict[Concept, str]) -> dict[str, Any]:
         name = self._name(step, rng, known)

@@ -76,3 +76,31 @@ def test_a_refusal_is_never_retried():
     ):
         bot.new_conversation()
     assert calls == ["bot.corp.example"]
+
+
+@pytest.mark.parametrize("technology", NETWORK_TECHNOLOGIES)
+@pytest.mark.parametrize("form", ["0177.0.0.3", "0x7f.0.0.3", "2130706435", "127.0.0.3.", "[::ffff:7f00:3]"])
+def test_every_form_of_a_loopback_address_ends_a_connection_test_as_a_refusal(technology, form):
+    """`http://0177.0.0.3:18090` once ended as an internal error: httpx cannot read that host. Every form is read
+    as the address it names, and the guard refuses it with its reason, before any lookup."""
+    result = test_connection(
+        minimal_params(technology, f"http://{form}:18090"), EgressGuard(resolver=NoDNS()), retry=FAST
+    )
+    assert result.error_code == "egress_denied"
+    assert "127.0.0.3" in result.error_message and "loopback" in result.error_message
+
+
+def test_an_allowed_local_bot_is_reached_whatever_form_its_address_is_written_in():
+    with FakeServer(TaskytoProtocol(echo)) as server:
+        port = server.base_url.rsplit(":", 1)[1]
+        for form in ("0177.0.0.1", "0x7f.1", "2130706433", "127.0.0.1."):
+            params = {"technology": "taskyto", "base_url": f"http://{form}:{port}"}
+            allowed = test_connection(params, EgressGuard(EgressPolicy.parse("127.0.0.1")), retry=FAST)
+            assert allowed.ok, (form, allowed.error_message)
+
+
+@pytest.mark.parametrize("base_url", ["http://1.2.3.4.5:80", "http://256.0.0.1", "http://a..b/"])
+def test_a_host_in_no_valid_form_is_a_configuration_error_naming_it(base_url):
+    result = test_connection({"technology": "taskyto", "base_url": base_url}, EgressGuard(resolver=NoDNS()))
+    assert result.error_code == "connector_config_error"
+    assert "base_url" in result.error_message
