@@ -96,9 +96,9 @@ class Size:
 SIZES: dict[str, Size] = {
     # A 135M local model on two shared cores finishes this in minutes; too few conversations to tell.
     "tiny": Size(("pizza",), 1, 2, 3, 1, 1, 3, 4, max_user_turns=4),
-    "small": Size(("pizza", "bike"), 1, 3, 3, 2, 2, 5, 6),
-    # Sized so a paid model of the gpt-4.1-mini class stays under about $1 a role (see estimate()).
-    "default": Size(("pizza", "bike"), 2, 3, 3, 3, 2, 6, 8),
+    "small": Size(("pizza", "bike"), 1, 2, 3, 2, 1, 5, 6, max_user_turns=6),
+    # Aimed at about $1 for a gpt-4.1-mini-class model (the printed estimate says; not yet measured on one).
+    "default": Size(("pizza", "bike"), 1, 3, 3, 3, 1, 6, 8, max_user_turns=8),
 }
 
 
