@@ -178,7 +178,7 @@ def figures(
         "kill_note": scores.get("note"),
         "false_alarm_rate": alarms["with_oracles"]["rate"],
         "false_alarm_ci95": alarms["with_oracles"]["ci95"],
-        "decided_originals": alarms["conversations"] - alarms.get("inconclusive", 0),
+        "decided_originals": alarms["conversations"],  # the bench counts only conclusive ones there
         "inconclusive_share": round(100.0 * len(inconclusive) / len(records), 2) if records else None,
         "inconclusive_reasons": dict(reasons.most_common()),
         "conversations": len(records),
@@ -361,7 +361,7 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
             f"; {ci[0]:g}-{ci[1]:g})" if ci else ")"
         )
         lines.append(
-            f"| {r['model']} | {r['role'].replace('_', ' ')} | {kills} | {_n(r['control_kill_rate'], ' %')} | "
+            f"| {r['model']} | {r['role'].replace('_', ' ')} | {kills} | {_n(r['control_kill_rate'], ' %')}{' (CIs overlap)' if r['kill_note'] else ''} | "
             f"{_n(r['false_alarm_rate'], ' %')} | {_n(r['inconclusive_share'], ' %')} | {r['llm_failures']}/"
             f"{r['llm_calls']} | {per_kill(r)} | {r['verdict']} |"
         )
@@ -392,8 +392,11 @@ def markdown(result: dict[str, Any]) -> str:
             f"{rec['verdict_together']} ({rec['reason']})."
         )
     else:
-        lines.append("None: no candidate other than the ceiling double met the thresholds in both roles.")
-    notes = [r for r in result["models"] if r.get("note")]
+        lines.append(
+            "None: no candidate other than the ceiling double was qualified or usable with care in both "
+            "roles (too few to tell is neither)."
+        )
+    notes = {r["model"]: r["note"] for r in result["models"] if r.get("note")}
     if notes:
-        lines += ["", *[f"_{r['model']}: {r['note']}._" for r in notes[::2]]]
+        lines += ["", *[f"_{model}: {note}._" for model, note in notes.items()]]
     return "\n".join(lines) + "\n"

@@ -58,6 +58,12 @@ def test_the_doubles_keep_their_order_on_kills_and_the_reverse_on_false_alarms(
         assert perfect["kill_rate"] >= imperfect["kill_rate"] >= loose["kill_rate"]
         assert perfect["false_alarm_rate"] <= imperfect["false_alarm_rate"] <= loose["false_alarm_rate"]
         assert perfect["note"] and "ceiling" in perfect["note"]
+    # Where the doubles differ at this size: loose JSON makes the extractor ask again.
+    perfect_judge, loose_judge = (
+        _row(doubles, "double:perfect", "judge"),
+        _row(doubles, "double:loose-json", "judge"),
+    )
+    assert loose_judge["llm_calls"] > perfect_judge["llm_calls"]
 
 
 def test_no_double_is_qualified_unless_it_meets_the_thresholds(doubles: dict[str, Any]) -> None:
