@@ -344,7 +344,10 @@ def per_kill(row: dict[str, Any]) -> str:
         return f"${row['cost_per_kill']:.4f}"
     if row["seconds_per_kill"] is not None:
         return f"{row['seconds_per_kill']:g} s · {row['tokens_per_kill']:,} tokens"
-    return "nothing killed"
+    # Nothing killed: what was spent for nothing is the figure a user needs.
+    seconds = round((row.get("latency_s_mean") or 0.0) * row["llm_calls"])
+    tokens = row["prompt_tokens"] + row["completion_tokens"]
+    return f"no kill ({seconds:g} s, {tokens:,} tokens spent)"
 
 
 def table(rows: list[dict[str, Any]]) -> list[str]:
