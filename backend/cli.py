@@ -20,6 +20,7 @@ COMMANDS = (
     "check",
     "tracer",
     "bench",
+    "qualify",
     "security",
     "transcripts",
 )

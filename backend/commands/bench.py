@@ -82,8 +82,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--controls",
         type=int_at_least(0),
-        default=1,
-        help="control runs per bot: the unmodified bot run as a mutant, to measure spurious kills (default 1)",
+        default=3,
+        help="control runs per bot: the unmodified bot run as a mutant, to measure spurious kills (default 3)",
     )
     parser.add_argument(
         "--matcher",

@@ -40,12 +40,37 @@ class BenchConfig(BaseModel):
         description="SENSEI runs, with the same seeds, on each original bot and on each mutant",
     )
     controls: int = Field(
-        default=1,
+        default=3,
         ge=0,
         le=10,
         description=(
             "control runs per bot: the unmodified bot run again as if it were a mutant, never scored; any kill "
-            "of a control is noise, so their kill rate is the bench's rate of spurious kills"
+            "of a control is noise, so their kill rate is the bench's rate of spurious kills (three by default: 0 of 1 says nothing)"
+        ),
+    )
+    profiles: dict[str, tuple[str, ...]] | None = Field(
+        default=None,
+        description=(
+            "fixed profile YAML per bot: SENSEI runs these instead of TRACER's profiles (TRACER still runs, for "
+            "its model's rules); the same plan for every model a qualification compares"
+        ),
+    )
+    conversations_per_profile: int | None = Field(
+        default=None,
+        ge=1,
+        description="run only the first N planned conversations of each profile (None: all; qualification sizes)",
+    )
+    max_user_turns: int | None = Field(
+        default=None, ge=1, description="cap on each conversation's user turns (None: the profiles' own)"
+    )
+    max_profiles: int | None = Field(
+        default=None, ge=1, description="SENSEI runs only the first N of TRACER's valid profiles (None: all)"
+    )
+    separate_judge: bool = Field(
+        default=False,
+        description=(
+            "SENSEI's judge and extractor get a client of their own (role `extractor:...`) instead of sharing "
+            "the simulated user's: model qualification plays the two roles with different models"
         ),
     )
     concurrency: int = Field(default=4, ge=1, le=64, description="SENSEI conversations at once")

@@ -150,9 +150,15 @@ def _matcher_label(matcher: str | None) -> str:
 
 def _score_row(label: str, block: dict[str, Any]) -> str:
     repeats = ", ".join(_pct(v) for v in block.get("per_repeat", [])) or "-"
+    controls = block.get("controls")
+    beside = "-"
+    if controls:
+        beside = f"{controls['killed']} / {controls['scored']} ({_pct(controls['rate'])} %, CI {_ci(controls['ci95'])})"
+        if block.get("overlaps_controls"):
+            beside += " — intervals overlap"
     return (
         f"| {label} | {block['killed']} / {block['scored']} | {_pct(block['score'])} | {_ci(block['ci95'])} | "
-        f"{repeats} | {block['inconclusive']} | {block['stillborn']} |"
+        f"{repeats} | {block['inconclusive']} | {block['stillborn']} | {beside} |"
     )
 
 
@@ -170,19 +176,27 @@ def _controls_line(controls: dict[str, Any] | None) -> str:
     )
 
 
+def _overlap_notes(scores: dict[str, Any]) -> list[str]:
+    return [
+        f"_Note ({name.replace('_', ' ')}): {scores[name]['note']}._"
+        for name in ("automatic", "with_oracles")
+        if scores[name].get("note")
+    ]
+
+
 def _scores_table(data: dict[str, Any], scores: dict[str, Any]) -> list[str]:
     return [
         (
             "| Counting | Killed / scored | Mutation score (%) | 95 % CI (Wilson) | Per repeat (%) | Inconclusive | "
-            "Stillborn |"
+            "Stillborn | Controls killed (same counting) |"
         ),
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
         _score_row("**automatic** (differential)", scores["automatic"]),
         _score_row("**with oracles** (differential)", scores["with_oracles"]),
         _score_row("thesis rule, automatic (any finding kills)", scores["thesis_rule"]["automatic"]),
         _score_row("thesis rule, with oracles (any finding kills)", scores["thesis_rule"]["with_oracles"]),
         "",
-        _controls_line(data["overall"].get("controls")),
+        " ".join([_controls_line(data["overall"].get("controls")), *_overlap_notes(scores)]),
         "",
         provenance_line(data),
         "",

@@ -30,7 +30,8 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
 from datetime import date
 from importlib import metadata
 from pathlib import Path
@@ -59,7 +60,13 @@ from engine.evaluation.scoring import (
     scores,
 )
 from engine.evaluation.target import CoverageLogs, CoveredBot
-from engine.evaluation.totals import Usage, controls_json, median_coverage, overall_figures
+from engine.evaluation.totals import (
+    Usage,
+    beside_controls,
+    controls_json,
+    median_coverage,
+    overall_figures,
+)
 from engine.llm import LLMClient
 from engine.sensei import CancelToken, Profile, load_profile, run_profiles
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
@@ -180,11 +187,26 @@ def run_bench(
         "overall": overall,
         "wall_s": wall,
     }
+    _controls_beside_scores(data)
     data["thesis"] = comparison(data)
     result = BenchResult(data, config.output_dir, outcomes)
     if config.output_dir is not None:
         write_report(config.output_dir, data, render_markdown(data))
     return result
+
+
+def _controls_beside_scores(data: dict[str, Any]) -> None:
+    """The control kill rate beside every differential kill rate: overall, per bot, and in each bot's block."""
+    overall = data["overall"]["controls"]
+    for counting in ("automatic", "with_oracles"):
+        block = data["scores"][counting]
+        beside_controls(block, overall.get(counting) if overall.get("runs") else None)
+        for bot, per_bot in block.get("per_bot", {}).items():
+            bot_controls = data["bots"][bot]["controls"]
+            beside_controls(per_bot, bot_controls.get(counting) if bot_controls.get("runs") else None)
+        for b in data["bots"].values():
+            controls = b["controls"]
+            beside_controls(b["scores"][counting], controls.get(counting) if controls.get("runs") else None)
 
 
 def provenance(config: BenchConfig) -> dict[str, Any]:
@@ -200,7 +222,8 @@ def provenance(config: BenchConfig) -> dict[str, Any]:
         "matcher": config.matcher,
         "counting": (
             "differential: a mutant is killed only by a finding signature (reason, profile, conversation, "
-            "rule or output) it showed and the original never showed over the repeats, same seeds"
+            "rule or output) it showed in a majority of its repeats and the original never showed over the "
+            "repeats (same seeds, at least two conclusive original runs of that conversation)"
         ),
     }
 
@@ -259,10 +282,16 @@ def _bench_bot(
         usage.add("tracer", llm.ledger, time.monotonic() - tracer_started)
     tracer_coverage = coverage_percentages(truth, tracer_logs.logs)
     modelling = _modelling(bot, tracer.model, definition, config, llm_factory, reporter, usage)
-    profiles, profile_info = _profiles(tracer.valid_profiles, reporter, bot)
+    fixed = (config.profiles or {}).get(bot)
+    profile_records: list[Mapping[str, Any]] = (
+        [{"name": f"fixed-{n}", "yaml": text, "filename": None} for n, text in enumerate(fixed, 1)]
+        if fixed
+        else list(tracer.valid_profiles)
+    )
+    profiles, profile_info = _profiles(profile_records, reporter, bot)
     if out is not None:
         (out / "profiles").mkdir(parents=True, exist_ok=True)
-        for record in tracer.valid_profiles:
+        for record in profile_records:
             (out / "profiles" / (record["filename"] or f"{record['name']}.yaml")).write_text(
                 record["yaml"], encoding="utf-8"
             )
@@ -274,7 +303,8 @@ def _bench_bot(
     rules = _Rules(
         every,
         {r.name: r.kind for r in every},
-        out_of_range(profiles, tracer.model),
+        # Fixed profiles were not written from TRACER's model: what it never saw is no negative test here.
+        {} if fixed else out_of_range(profiles, tracer.model),
         [f for f in dict.fromkeys(fallbacks) if f],
     )
     for item in profile_info:
@@ -441,19 +471,35 @@ def _sensei(
         return records
     label = role.replace(":", "-")
     started = time.monotonic()
-    with llm_factory(role) as llm:
+
+    def _trim(_profile: Profile, plan: Any) -> Any:
+        # Qualification sizes: fewer and shorter conversations, the same for every model compared.
+        kept = plan.conversations[: config.conversations_per_profile or None]
+        turns = config.max_user_turns
+        if turns:
+            kept = [replace(c, max_user_turns=min(c.max_user_turns, turns)) for c in kept]
+        return replace(plan, conversations=kept)
+
+    replan = _trim if config.conversations_per_profile or config.max_user_turns else None
+    with ExitStack() as stack:
+        llm = stack.enter_context(llm_factory(role))
+        judge = stack.enter_context(llm_factory(f"extractor:{role}")) if config.separate_judge else None
         run_profiles(
-            profiles,
+            profiles[: config.max_profiles] if config.max_profiles else profiles,
             lambda: CoveredBot(definition, logs, today=today, label=label),
             llm,
+            judge=judge,
             concurrency=config.concurrency,
             seed=seed,
             sink=records.append,
             cancel=cancel,
             today=lambda: today,
             user_model=llm.model,  # the bench measures one model: it plays the user whatever the profiles say
+            replan=replan,
         )
         usage.add(phase, llm.ledger, time.monotonic() - started)
+        if judge is not None:
+            usage.add(f"{phase}_extractor", judge.ledger, 0.0)
     _check_cancel(cancel)
     return sorted(records, key=lambda r: (r.profile, r.index))
 

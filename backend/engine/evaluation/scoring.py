@@ -3,10 +3,12 @@
 A finding's *signature* is (kill reason, profile, conversation index, rule or output name). Every mutant runs
 the profiles with the same seeds as the original, `repeats` times each; a signature's `original_count` and
 `mutant_count` are the number of repeats whose conversations showed it on the original and on the mutant. A
-mutant is **killed** only by a signature seen on the mutant and never on the original (`original_count` 0), in
-a conversation the original ran conclusively at least once (`original_runs` > 0, else there is nothing to
-compare with): a finding the unmodified bot shows too, with the same profile and conversation, says nothing
-about the fault.
+mutant is **killed** only by a signature seen on the mutant in a majority of its repeats (`mutant_count` * 2 >
+`mutant_runs`) and never on the original (`original_count` 0), in a conversation the original ran conclusively
+at least `MIN_ORIGINAL_RUNS` (2) times: a finding the unmodified bot shows too, with the same profile and
+conversation, says nothing about the fault, and a signature one repeat of three showed, or one the original was
+seen without only once, is what a model at a temperature above 0 produces by chance (noise that would inflate
+kill rates). With one repeat nothing can be killed: the bench needs `repeats` >= 2.
 Live: no such signature and at least one conclusive conversation; inconclusive: no conclusive conversation;
 stillborn mutants (they do not load) are kept apart and never counted.
 
@@ -44,6 +46,7 @@ from engine.evaluation.findings import (
 __all__ = [
     "COUNTINGS",
     "KILL_REASONS",
+    "MIN_ORIGINAL_RUNS",
     "ConversationVerdict",
     "Kill",
     "MutantOutcome",
@@ -57,6 +60,8 @@ __all__ = [
 ]
 
 Signature = tuple[str, str, int, str]
+MIN_ORIGINAL_RUNS = 2
+"""Conclusive runs of the original's same conversation a kill needs: one run is no baseline against noise."""
 AUTOMATIC = frozenset({"automatic"})
 WITH_ORACLES = frozenset({"automatic", "oracle"})
 COUNTINGS: dict[str, tuple[frozenset[str], bool]] = {
@@ -155,7 +160,9 @@ class Kill:
     original_count: int
     evidence: str = ""
     original_runs: int = 0
-    """Runs in which the original's same conversation was conclusive: without one there is nothing to compare."""
+    """Runs in which the original's same conversation was conclusive: fewer than two is no baseline."""
+    mutant_runs: int = 1
+    """The mutant's repeats: a kill needs the signature in a majority of them."""
 
     @property
     def reason(self) -> str:
@@ -163,7 +170,11 @@ class Kill:
 
     @property
     def differential(self) -> bool:
-        return self.original_count == 0 and self.mutant_count > 0 and self.original_runs > 0
+        return (
+            self.original_count == 0
+            and 2 * self.mutant_count > self.mutant_runs
+            and self.original_runs >= MIN_ORIGINAL_RUNS
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -173,6 +184,7 @@ class Kill:
             "mutant_count": self.mutant_count,
             "original_count": self.original_count,
             "original_runs": self.original_runs,
+            "mutant_runs": self.mutant_runs,
             "kills": self.differential,
             "evidence": self.evidence,
         }
@@ -255,6 +267,7 @@ def mutant_outcome(
             original_counts.get(sig, 0),
             first[sig].evidence,
             baseline.get((sig[1], sig[2]), 0),
+            len(mutant),
         )
         for sig, count in mutant_counts.items()
     ]
@@ -275,7 +288,7 @@ def mutant_outcome(
                 any(
                     f.kind in kinds
                     and original_counts.get(signature(c, f), 0) == 0
-                    and baseline.get((c.profile, c.index), 0) > 0
+                    and baseline.get((c.profile, c.index), 0) >= MIN_ORIGINAL_RUNS
                     for c in run
                     if not c.inconclusive
                     for f in c.findings

@@ -58,6 +58,34 @@ def controls_json(controls: Sequence[MutantOutcome]) -> dict[str, Any]:
     return out
 
 
+def overlaps(a: list[float] | None, b: list[float] | None) -> bool | None:
+    """Whether two intervals share a point; None when either is unknown."""
+    if a is None or b is None:
+        return None
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+OVERLAP_NOTE = (
+    "the kill rate's 95 % interval overlaps the controls': with these few runs the score cannot be told apart "
+    "from the rate at which noise kills the unmodified bot"
+)
+
+
+def beside_controls(block: dict[str, Any], controls: dict[str, Any] | None) -> dict[str, Any]:
+    """Put the control kill rate (same counting) beside a kill-rate block, with a note when the intervals
+    overlap: a kill rate means something only as far as it stands above the rate of spurious kills."""
+    if not controls:
+        block["controls"] = None
+        block["overlaps_controls"] = None
+        block["note"] = "no control run: the rate of spurious kills is not measured"
+        return block
+    block["controls"] = {k: controls[k] for k in ("killed", "scored", "rate", "ci95")}
+    overlap = overlaps(block.get("ci95"), controls.get("ci95"))
+    block["overlaps_controls"] = overlap
+    block["note"] = OVERLAP_NOTE if overlap else None
+    return block
+
+
 def median_coverage(runs: list[dict[str, Any]]) -> dict[str, float] | None:
     if not runs:
         return None

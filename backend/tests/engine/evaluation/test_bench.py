@@ -178,7 +178,7 @@ def test_differential_kills_and_their_reasons(bench: tuple[dict[str, Any], Path,
     assert data["overall"]["mutation"]["kills_per_reason"]["crash"] == 2
     # The unmodified bot run as a mutant: no kill by noise with a deterministic double.
     for b in data["bots"].values():
-        assert b["controls"]["runs"] == 1
+        assert b["controls"]["runs"] == 3  # three by default: 0 of 1 says nothing
         assert b["controls"]["with_oracles"]["killed"] == 0
     assert data["overall"]["controls"]["automatic"]["rate"] == 0.0
 
@@ -215,6 +215,16 @@ def test_files_report_and_roles(bench: tuple[dict[str, Any], Path, list[str]]) -
     assert "| **automatic** (differential) | 2 / 5 | 40.00 |" in markdown
     assert "`equivalent-1`" in markdown
     assert "crash · Some user" not in markdown
+    # The controls' kill rate beside every kill rate: 0 of 6 here (0-39 %), whose interval the automatic
+    # score's (40 %, 2 of 5: 11.8-76.9 %) overlaps, so the score is flagged as not told apart from noise.
+    for counting in ("automatic", "with_oracles"):
+        block = stored["scores"][counting]
+        assert block["controls"]["scored"] == 6 and block["controls"]["killed"] == 0
+        for per_bot in block["per_bot"].values():
+            assert per_bot["controls"]["scored"] == 3
+    assert stored["scores"]["automatic"]["overlaps_controls"] is True
+    assert "cannot be told apart" in stored["scores"]["automatic"]["note"]
+    assert "| 0 / 6 (0.00 %, CI 0.0" in markdown and "intervals overlap" in markdown
     # The thesis's tables beside ours, RQ3 marked as not comparable, the lexical matcher labelled.
     assert "### RQ1 — value coverage (%)" in markdown
     assert "| pizza (Pizza-order) | 48.81 | 90.48 |" in markdown

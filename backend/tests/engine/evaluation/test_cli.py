@@ -45,6 +45,8 @@ def test_cli_bench_writes_the_report(
                 "-n",
                 "3",
                 "--repeats",
+                "2",  # one repeat kills nothing: a kill needs two conclusive runs of the original
+                "--controls",
                 "1",
                 "--concurrency",
                 "1",

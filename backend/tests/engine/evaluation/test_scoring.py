@@ -62,6 +62,7 @@ def test_a_finding_that_also_occurs_on_the_original_never_kills() -> None:
         "mutant_count": 3,
         "original_count": 1,
         "original_runs": 3,
+        "mutant_runs": 3,
         "kills": False,
         "evidence": "error 1001",
     }
@@ -93,13 +94,37 @@ def test_killed_only_when_some_kill_has_original_count_0() -> None:
     both = [found(record("order", 0, errors=[1003])), found(record("order", 1))]
     original = [both, both]
     new = [found(record("order", 0, errors=[1003])), found(record("order", 1, errors=[1000]))]
-    outcome = mutant_outcome("m", "op", "d", original, [new, both])
+    outcome = mutant_outcome("m", "op", "d", original, [new, new, both])
     assert [(k.reason, k.signature[2], k.mutant_count, k.original_count) for k in outcome.kills] == [
-        ("loop", 1, 1, 0),  # differential kills first
-        ("loop", 0, 2, 2),
+        ("loop", 1, 2, 0),  # differential kills first
+        ("loop", 0, 3, 2),
     ]
     assert outcome.status == "killed"
-    assert outcome.repeat_kills["with_oracles"] == [True, False]
+    assert outcome.repeat_kills["with_oracles"] == [True, True, False]
+
+
+def test_a_signature_in_a_minority_of_the_repeats_is_noise_and_kills_nothing() -> None:
+    # One repeat of three loops where the original never did: what a model at temperature > 0 does by chance.
+    both = [found(record("order", 0)), found(record("order", 1))]
+    new = [found(record("order", 0)), found(record("order", 1, errors=[1000]))]
+    outcome = mutant_outcome("m", "op", "d", [both, both, both], [new, both, both])
+    [kill] = outcome.kills
+    assert (kill.mutant_count, kill.mutant_runs, kill.differential) == (1, 3, False)
+    assert outcome.status == "live"
+    # Two of three is a majority: killed.
+    assert mutant_outcome("m", "op", "d", [both, both, both], [new, new, both]).status == "killed"
+    # Two of four is not.
+    assert mutant_outcome("m", "op", "d", [both, both], [new, new, both, both]).status == "live"
+
+
+def test_one_conclusive_original_run_is_no_baseline() -> None:
+    clean = [found(record("order", 0))]
+    broken = [found(record("order", 0, errors=[500]))]
+    # The original's conversation was conclusive once (inconclusive in the other repeat): no kill.
+    unsure = [found(record("order", 0, errors=[3000]))]
+    assert mutant_outcome("m", "op", "d", [clean, unsure], [broken, broken]).status == "live"
+    assert mutant_outcome("m", "op", "d", [clean], [broken]).status == "live"
+    assert mutant_outcome("m", "op", "d", [clean, clean], [broken, broken]).status == "killed"
 
 
 def test_no_kill_without_a_conclusive_original_to_compare_with() -> None:
@@ -113,7 +138,7 @@ def test_no_kill_without_a_conclusive_original_to_compare_with() -> None:
 
 
 def test_an_oracle_kill_counts_with_oracles_only() -> None:
-    original = [clean_run()]
+    original = [clean_run(), clean_run()]
     mutant = [
         [found(record("order", 0), [("outputs_price", "the total is 12, expected 21")]), *clean_run()[1:]]
     ]
@@ -179,17 +204,17 @@ def test_an_out_of_range_input_expects_a_refusal_not_an_output() -> None:
 
 
 def test_scores_per_bot_and_operator_and_the_thesis_rule_beside() -> None:
-    original = [clean_run()]
+    original = [clean_run(), clean_run()]
     crash = [[found(record("order", 0, errors=[500])), *clean_run()[1:]]]
     shared = [[found(record("order", 0)), found(record("order", 1)), found(record("ask", 0, errors=[1002]))]]
-    original_with_goal = [[*clean_run()[:2], found(record("ask", 0, errors=[1002]))]]
+    original_with_goal = 2 * [[*clean_run()[:2], found(record("ask", 0, errors=[1002]))]]
     outcomes = {
         "pizza": [
             mutant_outcome("a", "crash-on-value", "d", original, crash),
             mutant_outcome("b", "delete-qa-pair", "d", original_with_goal, shared),
             not_run("c", "change-optionality", "d", "stillborn"),
         ],
-        "bike": [mutant_outcome("d", "crash-on-value", "d", original, original)],
+        "bike": [mutant_outcome("d", "crash-on-value", "d", original, original[:1])],
     }
     data = scores(outcomes)
     automatic = data["automatic"]
