@@ -419,6 +419,18 @@ LEXICAL_NOTE = (
 )
 
 
+def relocate(model: FunctionalModel, transcripts: list[Transcript]) -> None:
+    """Every node's `found_at` located again, once its merges are done, in the sessions it was discovered in: a
+    merge carries the absorbed node's turns, which show the absorbed step (a greeting folded into "which pizza"
+    would otherwise make the greeting the prefix that reaches the pizza step). A session where the merged node
+    is shown by no reply keeps no turn for it."""
+    by_session = {transcript["session"]: transcript for transcript in transcripts}
+    for node in model.functionalities:
+        seen = [by_session[s] for s in node.discovered_in if s in by_session]
+        if seen:
+            node.found_at = [found for t in seen if (found := locate(node, t)) is not None]
+
+
 def consolidate(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     """Refinement step 1: one global pass over all functionalities, each compared with its nearest neighbours
     (pairs judged once). If the LLM fails here, the open pairs are decided lexically and the run says so."""
@@ -448,6 +460,7 @@ def consolidate(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     for warning in warnings:
         logger.warning(warning)
         deps.reporter.warning(warning)
+    relocate(model, state.get("transcripts", []))
     return {
         "stage": "classify",
         "model": model.model_dump(mode="json"),

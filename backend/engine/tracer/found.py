@@ -6,7 +6,7 @@ functionality (its name, description, inputs with their offered options, outputs
 the earliest on a tie. Words are weighed by how few replies of the session hold them (the shop's name in every
 reply tells nothing), and a functionality that asks for an input is looked for in the questions and offered options of the replies
 first (a menu listing the pizzas is not the step that asks which pizza; a greeting's "What can I get you?" does
-not ask for a pizza). A reply the chatbot failed to give or a fallback never counts. `turn` is the number of
+not ask for a pizza; a step with known choices is shown only by a reply naming one). A reply the chatbot failed to give or a fallback never counts. `turn` is the number of
 user messages sent before that reply (0: the greeting), so the first `turn` user messages of the session are a
 recorded prefix that reaches the functionality — what the security campaigns replay to attack from a state.
 """
@@ -74,6 +74,12 @@ def locate(node: Functionality, transcript: Transcript) -> FoundAt | None:
             replies.append((sent, set(words(_said(text))), set()))
     if node.parameters and not any(wanted & reply[1] for reply in replies):
         replies = [(sent, set(words(text)), set()) for sent, text in _replies(transcript)]
+    choices = set(words(" ".join(option for parameter in node.parameters for option in parameter.options)))
+    if choices:
+        # A step that offers known choices is shown by a reply naming one of them: a greeting's "Order a pizza"
+        # shares the word "pizza" with "which pizza" but is not that step, and a session that never reached the
+        # step (the extraction may name it from another session) has no turn for it.
+        replies = [reply for reply in replies if choices & reply[1]]
     held = Counter(word for _, reply_words, _ in replies for word in reply_words)
     best: tuple[float, int] | None = None  # (weight of the shared words, turn)
     for sent, reply_words, twice in replies:
