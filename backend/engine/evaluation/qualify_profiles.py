@@ -1,7 +1,7 @@
 """The shipped profiles every candidate of a model qualification runs, per reference bot (not TRACER's output).
 
-Written for what each bot does (orders, bookings, questions), in both goal styles; the same texts as
-`benchmarks/sensei_false_findings.py`, on which Parley's imperfect simulated user shows no false finding on the
+Written for what each bot does (orders, bookings, questions), in both goal styles; the texts
+`benchmarks/sensei_false_findings.py` measures too, on which Parley's imperfect simulated user shows no false finding on the
 unmodified bots — so what a candidate shows on the originals is the candidate's doing. A qualification's size
 runs the first `max_profiles` of them, `conversations_per_profile` conversations each.
 """
