@@ -51,8 +51,11 @@ export function readableText(shades: MantineColorsTuple): string {
   return darker(shades[9], amount);
 }
 
-/** The dark scheme's body (dark.7), cards and inputs (dark.6) and the darkest surface (dark.8). */
-export const DARK_SURFACES = [6, 7, 8] as const;
+/**
+ * The dark scheme's body (dark.7), cards and inputs (dark.6), the darkest surface (dark.8) and the hover surface
+ * (dark.5), which the chatbot's bubbles in a transcript sit on.
+ */
+export const DARK_SURFACES = [5, 6, 7, 8] as const;
 /** The background of a yellow alert in the dark scheme, measured: the darkest tint dark-scheme text sits on. */
 export const DARK_ALERT = "#733c00";
 

@@ -37,12 +37,12 @@ function Turn({ turn, quotes }: { turn: TurnView; quotes: string[] }) {
           {bot ? "Chatbot" : "User"}
         </Text>
         {turn.phase === "warmup" && (
-          <Badge size="xs" variant="outline" color="gray">
+          <Badge size="xs" variant="filled" color="gray">
             warm-up
           </Badge>
         )}
         {turn.phase === "prefix" && (
-          <Badge size="xs" variant="outline" color="violet">
+          <Badge size="xs" variant="filled" color="violet">
             recorded prefix
           </Badge>
         )}
@@ -83,7 +83,14 @@ export function AttemptDetails({ attempt }: { attempt: AttemptView }) {
             Evidence, quoted from the chatbot&apos;s reply
           </Title>
           {attempt.evidence.map((evidence, index) => (
-            <Blockquote key={index} color="red" p="xs" cite={`— ${evidence.oracle}`}>
+            <Blockquote
+              key={index}
+              color="red"
+              p="xs"
+              cite={`— ${evidence.oracle}`}
+              // Mantine fades the citation to 60 %, below the contrast text needs on the dark scheme's red tint.
+              styles={{ cite: { opacity: 1, color: "var(--mantine-color-dimmed)" } }}
+            >
               <Text size="sm" style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}>
                 {evidence.quote}
               </Text>

@@ -44,7 +44,11 @@ function Rate({ row }: { row: RateRow }) {
 
 function RateTable({ rows, label, first }: { rows: RateRow[]; label: string; first: string }) {
   return (
-    <Table.ScrollContainer minWidth={680}>
+    // Beside the heat map the table is narrower than its columns: the scrolled area is reachable from the keyboard.
+    <Table.ScrollContainer
+      minWidth={680}
+      scrollAreaProps={{ viewportProps: { tabIndex: 0, role: "region", "aria-label": `${label}, scrollable` } }}
+    >
       <Table withTableBorder striped fz="sm" aria-label={label}>
         <Table.Thead>
           <Table.Tr>
