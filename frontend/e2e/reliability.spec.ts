@@ -162,7 +162,7 @@ test("a SENSEI run with repeats shows pass^k, and a failed conversation shrinks 
 });
 
 /** The flaky reference bot: HTTP 500 on 30 % of the user turns, drawn from a generator seeded with 11. */
-const FLAKY_PORT = 8095;
+const FLAKY_PORT = 8097; // not 8095, where `make real-llm` serves the local model
 const PARLEY = fileURLToPath(new URL("../../backend/.venv/bin/parley", import.meta.url));
 
 const SHAKY = `test_name: shaky_order

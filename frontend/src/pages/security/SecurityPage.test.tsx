@@ -101,10 +101,15 @@ describe("security page", () => {
     await user.click(await screen.findByRole("button", { name: "Run shallow" }));
     let dialog = await screen.findByRole("dialog", { name: "Run shallow" });
     expect(within(dialog).queryByRole("combobox", { name: "TRACER run to attack from" })).not.toBeInTheDocument();
+    const firstTurn = await within(dialog).findByRole("list", { name: "What the campaign will do" });
+    expect(firstTurn).not.toHaveTextContent(/per state/);
     await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
 
     await user.click(await screen.findByRole("button", { name: "Run deep" }));
     dialog = await screen.findByRole("dialog", { name: "Run deep" });
+    // The plan counts one starting point: from TRACER's states, it says its figures are per state.
+    const perState = await within(dialog).findByRole("list", { name: "What the campaign will do" });
+    expect(perState).toHaveTextContent(/attempts? per state/);
     await user.click(within(dialog).getByRole("combobox", { name: "TRACER run to attack from" }));
     await user.click(await screen.findByRole("option", { name: "TRACER run #5", hidden: true }));
     await user.click(within(dialog).getByRole("button", { name: "Start campaign" }));

@@ -85,16 +85,20 @@ export function StartCampaignDialog({ projectId, campaign, onClose }: StartCampa
           {plan.isPending && <LoadingState label="Planning the campaign" />}
           {planned && (
             <List size="sm" aria-label="What the campaign will do">
-              <List.Item>{counted(planned.attempts, "attempt")}</List.Item>
+              {/* The plan counts one starting point; from TRACER's states every figure is per state. */}
+              <List.Item>
+                {counted(planned.attempts, "attempt")}
+                {fromStates && " per state, each after its recorded turns (no LLM call to reach a state)"}
+              </List.Item>
               <List.Item>
                 {planned.llm_calls_at_most === 0
                   ? "No LLM call (built-in tasks, oracles decided in code)"
-                  : `At most ${String(planned.llm_calls_at_most)} LLM calls with ${planned.model ?? "the project's model"}`}
+                  : `At most ${String(planned.llm_calls_at_most)} LLM calls${fromStates ? " per state" : ""} with ${planned.model ?? "the project's model"}`}
               </List.Item>
               <List.Item>
                 {planned.estimated_cost_usd === null
                   ? "Cost: unknown (the model has no price)"
-                  : `Cost: at most ${formatCost(planned.estimated_cost_usd)}`}
+                  : `Cost: at most ${formatCost(planned.estimated_cost_usd)}${fromStates ? " per state" : ""}`}
               </List.Item>
             </List>
           )}
