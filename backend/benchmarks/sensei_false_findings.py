@@ -38,7 +38,7 @@ from engine.evaluation.qualify_profiles import PROFILES as SHIPPED_PROFILES
 from engine.evaluation.scoring import verdicts
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.sensei import load_profile, run_profiles
+from engine.sensei import SenseiJob, load_profile, run_profiles
 
 TODAY = date(2027, 3, 10)  # a Wednesday: "tomorrow" is a weekday for the bots that open on weekdays
 TARGET = 0.01
@@ -110,13 +110,15 @@ def run_bot(bot: str, seed: int, imperfection: SenseiImperfection) -> list[tuple
     records: list[ConversationRecord] = []
     with _llm(SenseiDouble(seed=seed, imperfection=imperfection)) as llm:
         run_profiles(
-            profiles,
-            lambda: BotConnector(bot, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
+            SenseiJob(
+                profiles,
+                lambda: BotConnector(bot, today=TODAY),
+                llm,
+                concurrency=1,
+                seed=seed,
+                sink=records.append,
+                today=lambda: TODAY,
+            )
         )
     oracles = oracle_rules(load_bot(bot))
     report = check([o.rule for o in oracles], records, limits=Limits(isolate=False, max_listed=1_000_000))

@@ -28,7 +28,7 @@ from engine.bots.connector import BotConnector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.sensei import run_profiles
+from engine.sensei import SenseiJob, run_profiles
 from tests.engine.sensei.conftest import TODAY, profile_from
 from tests.engine.sensei.test_quality import BOOKING, ORDER
 
@@ -52,13 +52,15 @@ def run(bot: str, text: str, seed: int, share: float) -> list[Any]:
         ledger=UsageLedger(),
     ) as llm:
         run_profiles(
-            [profile_from(text.replace("{GOAL_STYLE}", "{steps: 10}"))],
-            lambda: BotConnector(bot, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
+            SenseiJob(
+                [profile_from(text.replace("{GOAL_STYLE}", "{steps: 10}"))],
+                lambda: BotConnector(bot, today=TODAY),
+                llm,
+                concurrency=1,
+                seed=seed,
+                sink=records.append,
+                today=lambda: TODAY,
+            )
         )
     return records
 

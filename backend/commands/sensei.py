@@ -46,6 +46,7 @@ from commands.common import (
     add_json_argument,
     add_junit_argument,
     add_llm_arguments,
+    cli_context,
     egress_guard_from_env,
     int_at_least,
     provider_config_from_args,
@@ -309,7 +310,7 @@ def _run(args: argparse.Namespace) -> int:
     from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
     from engine.llm import Budget, LLMClient
     from engine.regression import MAX_REPEATS, Repeats
-    from engine.sensei import run_profiles
+    from engine.sensei import SenseiJob, run_profiles
 
     if args.concurrency < 1:
         sys.stderr.write("parley: --concurrency must be at least 1\n")
@@ -375,28 +376,19 @@ def _run(args: argparse.Namespace) -> int:
             f"{record.duration_s or 0:.1f} s)\n"
         )
 
-    from engine.sensei import RunReporter, plan_document
-
     any_values: dict[str, list[str]] = replaying.any_values
     planned_on = replaying.planned_on
-
-    class PlanFile(RunReporter):
-        """Writes OUT/plan.json before the first conversation: the same document the platform keeps."""
-
-        def run_planned(self, plans: Any, seed: int, done: int) -> None:
-            write_json(str(out / "plan.json"), plan_document(plans, seed, planned_on, any_values))
 
     budget = Budget(args.max_cost) if args.max_cost is not None else None
     with LLMClient(config, guard=guard, budget=budget, state=provider_state(), chat_model=no_llm) as client:
         llm = replaying.replay.wrap(client)
-        summary = run_profiles(
+        job = SenseiJob(
             profiles,
             lambda: create_connector(connector_config, guard),
             llm,
             concurrency=args.concurrency,
             seed=replaying.seed,
             sink=sink,
-            reporter=PlanFile(),
             technology=connector_config.technology,
             planned_on=planned_on,
             any_memory=any_values,
@@ -404,6 +396,8 @@ def _run(args: argparse.Namespace) -> int:
             replan=repeats.plan,
             settings=_calibrated_settings(args.calibrated_user, calibrations),
         )
+        # The plan (OUT/plan.json, the document the platform keeps) is written before the first conversation.
+        summary = run_profiles(job, cli_context(artefacts=out))
     document = summary.to_json()
     replayed = finish_replay(out, replaying, document)
     reliable = _reliability(records)

@@ -24,6 +24,8 @@ ENGINE = {
     "errors": 0,
     "redact": 0,
     "personal_data": 0,  # the personal-data detectors: the security oracle, the transcript import (D35)
+    "intervals": 0,  # Wilson and Newcombe intervals, for every rate any engine prints
+    "context": 1,  # the run context every engine takes: reporter, cancel token, usage sink
     "yamlguard": 1,
     "yamldata": 1,
     "egress": 1,

@@ -13,7 +13,7 @@ from engine.bots.connector import BotConnector
 from engine.connectors import BotReply, ChatbotHTTPError, Connector
 from engine.conversation import ConversationRecord, OutputEvidence, Turn
 from engine.regression.shrink import ShrinkError, derive_failure, shrink_record
-from engine.sensei import run_profiles
+from engine.sensei import SenseiJob, run_profiles
 from engine.sensei.errors import error
 from engine.sensei.verdicts import judge
 from tests.engine.sensei.conftest import TODAY, make_llm, profile_from  # noqa: F401 - make_llm is a fixture
@@ -47,12 +47,14 @@ def _play(text: str, mutant: str | None, bot: str = "pizza") -> ConversationReco
     llm, model = _forbidden_llm()
     records: list[Any] = []
     run_profiles(
-        [profile_from(text)],
-        lambda: BotConnector(bot, mutant=mutant),
-        llm,
-        sink=records.append,
-        seed=1,
-        today=lambda: TODAY,
+        SenseiJob(
+            [profile_from(text)],
+            lambda: BotConnector(bot, mutant=mutant),
+            llm,
+            sink=records.append,
+            seed=1,
+            today=lambda: TODAY,
+        )
     )
     assert model.calls == 0
     (record,) = records

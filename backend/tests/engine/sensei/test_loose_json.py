@@ -17,7 +17,7 @@ from engine.bots.connector import BotConnector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.sensei import run_profiles
+from engine.sensei import SenseiJob, run_profiles
 from engine.sensei.extraction import extract_outputs
 
 from .conftest import FAST_RETRY, TODAY, profile_from
@@ -49,13 +49,15 @@ def _run(text: str, bot: str, seed: int) -> list:
     records: list = []
     with _client(SenseiDouble(seed=seed, imperfection=LOOSE)) as llm:
         run_profiles(
-            [profile_from(text)],
-            lambda: BotConnector(bot, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
+            SenseiJob(
+                [profile_from(text)],
+                lambda: BotConnector(bot, today=TODAY),
+                llm,
+                concurrency=1,
+                seed=seed,
+                sink=records.append,
+                today=lambda: TODAY,
+            )
         )
     return records
 

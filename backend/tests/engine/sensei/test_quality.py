@@ -17,7 +17,7 @@ from engine.evaluation.oracles import oracle_rules
 from engine.evaluation.scoring import verdicts
 from engine.llm import LLMClient, ProviderConfig, UsageLedger, system, user
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.sensei import prompts, run_profiles
+from engine.sensei import SenseiJob, prompts, run_profiles
 from engine.sensei.extraction import answer_schema, extraction_prompt, read_answer
 from engine.sensei.simulator import TAG_EXTRACT, TAG_GOAL_CHECK, TAG_USER_TURN, GoalCheck
 
@@ -145,13 +145,15 @@ def _findings(profile_texts: list[str], bot: str, seed: int, slips: SenseiImperf
     records = []
     with _client(SenseiDouble(seed=seed, imperfection=slips)) as llm:
         run_profiles(
-            [profile_from(text) for text in profile_texts],
-            lambda: BotConnector(bot, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
+            SenseiJob(
+                [profile_from(text) for text in profile_texts],
+                lambda: BotConnector(bot, today=TODAY),
+                llm,
+                concurrency=1,
+                seed=seed,
+                sink=records.append,
+                today=lambda: TODAY,
+            )
         )
     oracles = oracle_rules(load_bot(bot))
     report = check([o.rule for o in oracles], records, limits=Limits(isolate=False, max_listed=10_000))
