@@ -36,7 +36,7 @@ from engine.bots.connector import BotConnector
 from engine.bots.registry import mutants_of
 from engine.conversation import ConversationRecord
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.regression.shrink import ShrinkError, shrink_record
+from engine.regression.shrink import ShrinkError, ShrinkJob, shrink_record
 from engine.sensei import SenseiJob, load_profile, run_profiles
 from engine.sensei.profile import Profile
 from engine.sensei.verdicts import reason_code
@@ -145,12 +145,14 @@ def measure(
             }
             try:
                 result = shrink_record(
-                    record,
-                    lambda bot=bot, mutant=mutant.id: BotConnector(bot, mutant=mutant, today=TODAY),
-                    replays=replays,
-                    needed=needed,
-                    output_types=types.get(record.profile, {}),
-                    today=TODAY,
+                    ShrinkJob(
+                        record,
+                        lambda bot=bot, mutant=mutant.id: BotConnector(bot, mutant=mutant, today=TODAY),
+                        replays=replays,
+                        needed=needed,
+                        output_types=types.get(record.profile, {}),
+                        today=TODAY,
+                    )
                 )
             except ShrinkError as exc:
                 needs_llm = exc.user_message.startswith("No code rule")
