@@ -257,21 +257,10 @@ def test_files_report_and_roles(bench: tuple[dict[str, Any], Path, list[str]]) -
 
 
 def test_a_cancel_during_tracer_stops_the_bench() -> None:
-    from engine.context import Cancelled, CancelToken, RunContext
+    from engine.context import Cancelled, RunContext
+    from tests.engine.cancelling import CancelAfter
 
-    class CancelOnSecondAsk(CancelToken):
-        """Not cancelled when the bench starts; cancelled once TRACER asks between its steps."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.asked = 0
-
-        @property
-        def cancelled(self) -> bool:
-            self.asked += 1
-            return self.asked > 1
-
-    token = CancelOnSecondAsk()
+    token = CancelAfter(1)  # not when the bench starts; once TRACER asks between its steps
     config = BenchConfig(
         bots=("pizza",),
         sessions=2,

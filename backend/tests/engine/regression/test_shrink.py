@@ -11,12 +11,13 @@ import pytest
 
 from engine.bots.connector import BotConnector
 from engine.connectors import BotReply, ChatbotHTTPError, Connector
-from engine.context import Cancelled, CancelToken, RecordingReporter, RunContext
+from engine.context import Cancelled, RecordingReporter, RunContext
 from engine.conversation import ConversationRecord, OutputEvidence, Turn
 from engine.regression.shrink import ShrinkError, ShrinkJob, derive_failure, shrink_record
 from engine.sensei import SenseiJob, run_profiles
 from engine.sensei.errors import error
 from engine.sensei.verdicts import judge
+from tests.engine.cancelling import CancelAfter
 from tests.engine.sensei.conftest import TODAY, make_llm, profile_from  # noqa: F401 - make_llm is a fixture
 from tests.engine.sensei.test_scripted import _forbidden_llm
 
@@ -288,22 +289,10 @@ def test_the_run_context_hears_each_stage_and_a_cancel_stops_the_shrink():
     assert shrink_record(job, RunContext(reporter=reporter)).reproduced
     assert [event[1] for event in reporter.of("stage")] == ["reproducing", "shrinking", "confirming"]
 
-    class CancelWhileShrinking(CancelToken):
-        """Cancelled once the first stage is over (the third time it is asked)."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.asked = 0
-
-        @property
-        def cancelled(self) -> bool:
-            self.asked += 1
-            return self.asked > 2
-
     calls: list[int] = []
     job = ShrinkJob(_crash_record(), lambda: FlakyCrash(pattern, calls), today=TODAY)
     with pytest.raises(Cancelled, match="nothing was pinned"):
-        shrink_record(job, RunContext(cancel=CancelWhileShrinking()))
+        shrink_record(job, RunContext(cancel=CancelAfter(2)))  # cancelled once the original was replayed
     assert calls  # the original was replayed before the cancel was seen
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.context import CancelToken, RunContext
+from engine.context import RunContext
 from engine.llm import Budget
 from engine.security import CampaignJob, load_campaign, run_campaign
 from engine.security.detectors import occurs_in
+from tests.engine.cancelling import CancelAfter
 from tests.engine.security.conftest import (
     CANARY,
     INSTRUCTIONS,
@@ -256,18 +257,8 @@ def test_secrets_are_scrubbed_from_records():
 
 
 def test_a_cancel_stops_the_campaign_between_attempts():
-    class AfterOne(CancelToken):
-        def __init__(self) -> None:
-            super().__init__()
-            self.asked = 0
-
-        @property
-        def cancelled(self) -> bool:
-            self.asked += 1
-            return self.asked > 1
-
     result = run_campaign(
         CampaignJob(campaign("  - name: amnesia\n", attempts="3"), connect(refusing), seed=1),
-        RunContext(cancel=AfterOne()),
+        RunContext(cancel=CancelAfter(1)),
     )
     assert result.stopped == "cancelled" and len(result.records) == 1
