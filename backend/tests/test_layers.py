@@ -219,7 +219,9 @@ def test_the_engines_share_one_run_context():
         if not name.startswith("engine.") or name == "engine.context":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and node.name.endswith(("Reporter", "Cancelled", "CancelToken")):
+            if isinstance(node, ast.ClassDef) and node.name.endswith(
+                ("Reporter", "Cancelled", "CancelToken")
+            ):
                 own.append(f"{name}.{node.name}")
     assert own == []
     entry_points = {
