@@ -41,7 +41,7 @@ from engine.llm.ledger import UsageSummary
 from engine.llm.testing.imperfect_sensei import SenseiDouble
 from engine.regression import Repeats
 from engine.regression.replay import Recording, Replay
-from engine.sensei import load_profile, run_profiles
+from engine.sensei import SenseiJob, load_profile, run_profiles
 
 TODAY = date(2027, 3, 10)  # a Wednesday, as in the false-findings benchmark
 GUARD = EgressGuard(EgressPolicy.parse("127.0.0.1"))
@@ -176,14 +176,18 @@ def run_once(
             chat_model = SenseiDouble(seed=double_seed).chat_model()
             with LLMClient(config, guard=GUARD, chat_model=chat_model, ledger=ledger) as llm:
                 summary = run_profiles(
-                    profiles,
-                    lambda bot=bot: create_connector({"technology": "taskyto", "base_url": urls[bot]}, GUARD),
-                    replay.wrap(llm),
-                    concurrency=4,
-                    seed=seed,
-                    sink=lambda record: write_record(out, repeat.tag(record)),
-                    today=lambda: TODAY,
-                    replan=repeat.plan,
+                    SenseiJob(
+                        profiles,
+                        lambda bot=bot: create_connector(
+                            {"technology": "taskyto", "base_url": urls[bot]}, GUARD
+                        ),
+                        replay.wrap(llm),
+                        concurrency=4,
+                        seed=seed,
+                        sink=lambda record: write_record(out, repeat.tag(record)),
+                        today=lambda: TODAY,
+                        replan=repeat.plan,
+                    )
                 )
             count += summary.conversations
     return count, ledger

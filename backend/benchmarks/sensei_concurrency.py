@@ -27,7 +27,7 @@ from engine.connectors import BotReply, Button, Connector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig
 from engine.llm.testing.fake_server import running_fake_server
-from engine.sensei import SimulatorSettings, load_profile, run_profiles
+from engine.sensei import SenseiJob, SimulatorSettings, load_profile, run_profiles
 
 PROFILE = """
 test_name: bench_pizza
@@ -88,13 +88,15 @@ def run(conversations: int, concurrency: int, *, base_url: str, steps: int, bot:
     with LLMClient(config, guard=EgressGuard(EgressPolicy.parse("127.0.0.1"))) as llm:
         started = time.monotonic()
         summary = run_profiles(
-            [profile],
-            lambda: BotConnector(bot),
-            llm,
-            concurrency=concurrency,
-            seed=1,
-            sink=records.append,
-            settings=settings,
+            SenseiJob(
+                [profile],
+                lambda: BotConnector(bot),
+                llm,
+                concurrency=concurrency,
+                seed=1,
+                sink=records.append,
+                settings=settings,
+            )
         )
         elapsed = time.monotonic() - started
         calls = llm.ledger.to_json()["calls_by_tag"]

@@ -29,7 +29,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.bots import load_bot
-from engine.bots.connector import BotConnector
 from engine.check import Limits, check
 from engine.conversation import ConversationRecord
 from engine.egress import EgressGuard, EgressPolicy
@@ -38,7 +37,8 @@ from engine.evaluation.qualify_profiles import PROFILES as SHIPPED_PROFILES
 from engine.evaluation.scoring import verdicts
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.sensei import load_profile, run_profiles
+from engine.sensei import load_profile
+from tests.engine.sensei.conftest import run_on_bot
 
 TODAY = date(2027, 3, 10)  # a Wednesday: "tomorrow" is a weekday for the bots that open on weekdays
 TARGET = 0.01
@@ -107,17 +107,8 @@ def run_bot(bot: str, seed: int, imperfection: SenseiImperfection) -> list[tuple
         if profile is None:
             raise SystemExit(f"{bot}: invalid benchmark profile: {[p.render() for p in problems]}")
         profiles.append(profile)
-    records: list[ConversationRecord] = []
     with _llm(SenseiDouble(seed=seed, imperfection=imperfection)) as llm:
-        run_profiles(
-            profiles,
-            lambda: BotConnector(bot, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
-        )
+        records = run_on_bot(profiles, bot, llm, seed, TODAY)
     oracles = oracle_rules(load_bot(bot))
     report = check([o.rule for o in oracles], records, limits=Limits(isolate=False, max_listed=1_000_000))
     found = verdicts(records, report, {o.name: o.kind for o in oracles})

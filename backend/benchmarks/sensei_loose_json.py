@@ -24,12 +24,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.bots.connector import BotConnector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.sensei import run_profiles
-from tests.engine.sensei.conftest import TODAY, profile_from
+from tests.engine.sensei.conftest import profile_from, run_on_bot
 from tests.engine.sensei.test_quality import BOOKING, ORDER
 
 AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:\$|dollars?\b)|\$\s?(\d+(?:\.\d+)?)", re.IGNORECASE)
@@ -43,7 +41,6 @@ def run(bot: str, text: str, seed: int, share: float) -> list[Any]:
         structured_method="json_object",
     )
     double = SenseiDouble(seed=seed, imperfection=SenseiImperfection(loose_json=share))
-    records: list[Any] = []
     with LLMClient(
         config,
         guard=EgressGuard(EgressPolicy.parse("127.0.0.1")),
@@ -51,16 +48,7 @@ def run(bot: str, text: str, seed: int, share: float) -> list[Any]:
         chat_model=double.chat_model(),
         ledger=UsageLedger(),
     ) as llm:
-        run_profiles(
-            [profile_from(text.replace("{GOAL_STYLE}", "{steps: 10}"))],
-            lambda: BotConnector(bot, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
-        )
-    return records
+        return run_on_bot([profile_from(text.replace("{GOAL_STYLE}", "{steps: 10}"))], bot, llm, seed)
 
 
 def main() -> int:

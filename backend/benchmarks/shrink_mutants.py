@@ -36,8 +36,8 @@ from engine.bots.connector import BotConnector
 from engine.bots.registry import mutants_of
 from engine.conversation import ConversationRecord
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.regression.shrink import ShrinkError, shrink_record
-from engine.sensei import load_profile, run_profiles
+from engine.regression.shrink import ShrinkError, ShrinkJob, shrink_record
+from engine.sensei import SenseiJob, load_profile, run_profiles
 from engine.sensei.profile import Profile
 from engine.sensei.verdicts import reason_code
 
@@ -56,13 +56,15 @@ def _run(bot: str, mutant: str | None, profiles: list[Profile], seed: int) -> li
     records: list[ConversationRecord] = []
     with _llm(SenseiDouble(seed=seed, imperfection=SenseiImperfection())) as llm:
         run_profiles(
-            profiles,
-            lambda: BotConnector(bot, mutant=mutant, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
+            SenseiJob(
+                profiles,
+                lambda: BotConnector(bot, mutant=mutant, today=TODAY),
+                llm,
+                concurrency=1,
+                seed=seed,
+                sink=records.append,
+                today=lambda: TODAY,
+            )
         )
     return records
 
@@ -73,12 +75,14 @@ def _pin_verdict(bot: str, mutant: str | None, pinned: str) -> str:
     records: list[ConversationRecord] = []
     with _llm(SenseiDouble(seed=0, imperfection=SenseiImperfection())) as llm:
         run_profiles(
-            [profile],
-            lambda: BotConnector(bot, mutant=mutant, today=TODAY),
-            llm,
-            sink=records.append,
-            seed=0,
-            today=lambda: TODAY,
+            SenseiJob(
+                [profile],
+                lambda: BotConnector(bot, mutant=mutant, today=TODAY),
+                llm,
+                sink=records.append,
+                seed=0,
+                today=lambda: TODAY,
+            )
         )
         assert llm.ledger.to_json().get("calls", 0) == 0, "a pinned profile called the LLM"
     return records[0].verdict or "inconclusive"
@@ -141,12 +145,14 @@ def measure(
             }
             try:
                 result = shrink_record(
-                    record,
-                    lambda bot=bot, mutant=mutant.id: BotConnector(bot, mutant=mutant, today=TODAY),
-                    replays=replays,
-                    needed=needed,
-                    output_types=types.get(record.profile, {}),
-                    today=TODAY,
+                    ShrinkJob(
+                        record,
+                        lambda bot=bot, mutant=mutant.id: BotConnector(bot, mutant=mutant, today=TODAY),
+                        replays=replays,
+                        needed=needed,
+                        output_types=types.get(record.profile, {}),
+                        today=TODAY,
+                    )
                 )
             except ShrinkError as exc:
                 needs_llm = exc.user_message.startswith("No code rule")

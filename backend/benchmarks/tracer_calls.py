@@ -34,7 +34,7 @@ from engine.connectors import BotReply, Button, Connector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
 from engine.llm.testing.fake_server import running_fake_server
-from engine.tracer import TracerConfig, TracerDeps, run_tracer
+from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 
 K = 3
 EXPLORATION_STEPS = ("probe", "explore", "rewrite", "fallback", "extract")
@@ -106,10 +106,12 @@ def measure(bot_id: str, sessions: int, turns: int) -> dict[str, Any]:
         with LLMClient(provider, guard=guard, ledger=UsageLedger()) as llm:
             started = time.monotonic()
             result = run_tracer(
-                TracerConfig(sessions=sessions, turns=turns, output_dir=Path(out)),
-                TracerDeps(llm=llm, connector=InProcessBot(bot_id)),
-                run_id="bench",
-                checkpointer=InMemorySaver(),
+                TracerJob(
+                    TracerConfig(sessions=sessions, turns=turns, output_dir=Path(out)),
+                    TracerDeps(llm=llm, connector=InProcessBot(bot_id)),
+                    run_id="bench",
+                    checkpointer=InMemorySaver(),
+                )
             )
             elapsed = time.monotonic() - started
         http_requests = len(server.requests)

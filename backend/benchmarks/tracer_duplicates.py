@@ -42,7 +42,7 @@ from engine.egress import EgressGuard
 from engine.llm import LLMClient, ProviderConfig
 from engine.llm.testing.imperfect import glued
 from engine.llm.testing.imperfect_tracer import TracerDouble
-from engine.tracer import TracerConfig, TracerDeps, run_tracer
+from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 
 
 class InProcessBot(Connector):
@@ -145,10 +145,12 @@ def measure(
     bot = InProcessBot(bot_id, ids)
     started = time.monotonic()
     result = run_tracer(
-        TracerConfig(sessions=sessions, turns=turns, seed=seed, consolidation=consolidation),  # type: ignore[arg-type]
-        TracerDeps(llm=llm, connector=bot),
-        run_id=f"duplicates-{bot_id}-{seed}",
-        checkpointer=InMemorySaver(),
+        TracerJob(
+            TracerConfig(sessions=sessions, turns=turns, seed=seed, consolidation=consolidation),  # type: ignore[arg-type]
+            TracerDeps(llm=llm, connector=bot),
+            run_id=f"duplicates-{bot_id}-{seed}",
+            checkpointer=InMemorySaver(),
+        )
     )
     nodes = [(f.name, list(f.merged_from)) for f in result.model.functionalities]
     report = ground_truth_report(bot_id, bot.said, double.read, nodes)

@@ -29,7 +29,7 @@ from engine.bots.population import write_population
 from engine.evaluation.doubles import NOTE, imperfect_factory
 from engine.evaluation.matching import precision_recall
 from engine.evaluation.target import CoverageLogs, CoveredBot
-from engine.tracer import TracerConfig, TracerDeps, run_tracer
+from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 from engine.tracer.from_transcripts import model_from_transcripts, read_conversations
 from engine.transcripts import import_transcripts
 
@@ -54,12 +54,14 @@ def measure(
     offline = precision_recall(built.model, definition, matcher="lexical")
     with factory(f"tracer:{bot}") as llm:
         live_result = run_tracer(
-            TracerConfig(sessions=sessions, turns=turns, seed=seed),
-            TracerDeps(
-                llm=llm, connector=CoveredBot(definition, CoverageLogs(), today=TODAY, label="tracer")
-            ),
-            run_id=f"live-{bot}-{seed}",
-            checkpointer=InMemorySaver(),
+            TracerJob(
+                TracerConfig(sessions=sessions, turns=turns, seed=seed),
+                TracerDeps(
+                    llm=llm, connector=CoveredBot(definition, CoverageLogs(), today=TODAY, label="tracer")
+                ),
+                run_id=f"live-{bot}-{seed}",
+                checkpointer=InMemorySaver(),
+            )
         )
         live_calls = len(llm.ledger.records)
     live = precision_recall(live_result.model, definition, matcher="lexical")

@@ -29,7 +29,7 @@ from engine.bots.connector import BotConnector
 from engine.bots.population import write_population
 from engine.conversation import ConversationRecord
 from engine.llm.testing.imperfect_sensei import SenseiDouble
-from engine.sensei import SimulatorSettings, load_profile, run_profiles
+from engine.sensei import SenseiJob, SimulatorSettings, load_profile, run_profiles
 from engine.sensei.calibration import Calibration, calibrated_personality, calibration_of
 from engine.transcripts import import_transcripts, read_imported
 from engine.transcripts.fidelity import fidelity_markdown, fidelity_report
@@ -48,14 +48,16 @@ def simulate(bot: str, repeats: int, seed: int, calibration: Calibration | None)
     for repeat in range(repeats):
         with _llm(SenseiDouble(seed=seed + repeat)) as llm:
             run_profiles(
-                profiles,
-                lambda: BotConnector(bot, today=TODAY),
-                llm,
-                concurrency=1,
-                seed=seed + repeat,
-                sink=records.append,
-                today=lambda: TODAY,
-                settings=SimulatorSettings(calibration=calibration),
+                SenseiJob(
+                    profiles,
+                    lambda: BotConnector(bot, today=TODAY),
+                    llm,
+                    concurrency=1,
+                    seed=seed + repeat,
+                    sink=records.append,
+                    today=lambda: TODAY,
+                    settings=SimulatorSettings(calibration=calibration),
+                )
             )
     return [[(t.role, t.text) for t in r.turns] for r in records]
 

@@ -26,6 +26,7 @@ from commands.common import (
     EXIT_USAGE,
     add_json_argument,
     add_llm_arguments,
+    cli_context,
     egress_guard_from_env,
     int_at_least,
     provider_config_from_args,
@@ -112,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from engine.bots import bot_ids
     from engine.bots.mutation import OPERATORS
-    from engine.evaluation import BenchConfig, BenchReporter, MutantOutcome, run_bench, select_mutants
+    from engine.evaluation import BenchConfig, BenchJob, run_bench, select_mutants
     from engine.evaluation.doubles import double_config, imperfect_factory
     from engine.evaluation.estimate import estimate_bench
     from engine.llm import Budget, LLMClient, PriceTable, ProviderState, UsageLedger
@@ -187,25 +188,14 @@ def _run(args: argparse.Namespace) -> int:
             )
         budget = Budget(args.max_cost, allow_unpriced=bool(args.double))
 
-    class Console(BenchReporter):
-        def stage(self, bot: str, stage: str) -> None:
-            sys.stderr.write(f"== {bot}: {stage}\n")
-
-        def mutant(self, bot: str, outcome: MutantOutcome, done: int, total: int) -> None:
-            reasons = ", ".join(outcome.reasons) or "-"
-            sys.stderr.write(f"   [{done}/{total}] {outcome.id}: {outcome.status} ({reasons})\n")
-
-        def warning(self, text: str) -> None:
-            sys.stderr.write(f"   warning: {text}\n")
-
-    console = Console()
+    context = cli_context()
     if args.double:
         factory = imperfect_factory(args.seed)
     else:
         assert provider is not None
         guard = egress_guard_from_env()
         # One state for every phase: what the server refused in the TRACER phase is not paid again in SENSEI.
-        state = ProviderState(on_warning=console.warning)
+        state = ProviderState(on_warning=context.reporter.warning)
         config_for_clients = provider
 
         def factory(role: str) -> LLMClient:
@@ -213,7 +203,7 @@ def _run(args: argparse.Namespace) -> int:
                 config_for_clients, guard=guard, ledger=UsageLedger(), state=state, budget=budget
             )
 
-    result = run_bench(config, factory, reporter=console)
+    result = run_bench(BenchJob(config, factory), context)
     summary = _summary(args.out, result.data, estimate.to_json())
     if args.json:
         write_json(args.json, summary)

@@ -7,6 +7,9 @@
 - Egress: `PARLEY_EGRESS_ALLOW` (hosts, addresses, CIDRs) lets the CLI reach local or private servers.
 - Output: `--json` prints JSON to stdout, `--json FILE` writes it; `--junit FILE` writes a JUnit XML report.
 - Exit codes: 0 success, 1 findings or failures, 2 usage or configuration error.
+- Progress: `cli_context()` is the one builder of an engine's run context for every command: stages, progress
+  and warnings on stderr (every message too with `--verbose`), artefacts written as JSON files into the output
+  folder.
 
 This is the one place of the CLI that reads the environment; the engines get plain values.
 """
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.context import Reporter, RunContext
 from engine.egress import EgressDenied, EgressGuard, EgressPolicy
 from engine.errors import ParleyError
 from engine.llm import PROVIDERS, LLMAuthError, LLMConfigError, ProviderConfig, ProviderState
@@ -124,6 +128,61 @@ def write_json(target: str, data: Any) -> None:
         sys.stdout.write(text)
     else:
         Path(target).write_text(text, encoding="utf-8")
+
+
+class ConsoleReporter(Reporter):
+    """What a command shows while its engine runs, on stderr: stages, progress and warnings, every message of a
+    conversation too when `verbose`; `artefacts`, when given, is the folder an artefact is written to
+    (`NAME.json`: SENSEI's plan.json)."""
+
+    def __init__(
+        self, *, verbose: bool = False, progress: bool = True, artefacts: Path | None = None
+    ) -> None:
+        self.verbose = verbose
+        self.show_progress = progress
+        self.artefacts = artefacts
+
+    def _say(self, text: str) -> None:
+        sys.stderr.write(text + "\n")
+
+    def stage(self, stage: str, *, label: str | None = None) -> None:
+        self._say(f"== {label or stage}")
+
+    def progress(
+        self, done: int, total: int, *, counts: Mapping[str, int] | None = None, **detail: Any
+    ) -> None:
+        if self.show_progress and (done or detail):
+            said = ", ".join(f"{key} {_shown(value)}" for key, value in detail.items() if _shown(value))
+            self._say(f"   [{done}/{total}]" + (f" {said}" if said else ""))
+
+    def message(self, role: str, text: str, **where: Any) -> None:
+        if self.verbose:
+            label = " ".join(str(value) for value in where.values())
+            self._say(f"   [{label}] {role}: {text}")
+
+    def event(self, kind: str, data: Mapping[str, Any], *, done: int | None = None) -> None:
+        if kind == "functionality":
+            merged = f" ({data.get('detail')})" if data.get("event") == "merged" else ""
+            self._say(f"   {data.get('event')}: {data.get('name')}{merged}")
+
+    def artefact(self, name: str, content: Any) -> None:
+        if self.artefacts is not None:
+            write_json(str(self.artefacts / f"{name}.json"), content)
+
+    def warning(self, text: str) -> None:
+        self._say(f"   warning: {text}")
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return " ".join(str(item) for item in value)
+    return "" if value is None or value is False else str(value)
+
+
+def cli_context(*, verbose: bool = False, progress: bool = True, artefacts: Path | None = None) -> RunContext:
+    """The run context of a command's engine, for every command alike: a `ConsoleReporter` and a token that is
+    never cancelled (Ctrl-C stops the command)."""
+    return RunContext(reporter=ConsoleReporter(verbose=verbose, progress=progress, artefacts=artefacts))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from commands.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_json_argument,
+    cli_context,
     egress_guard_from_env,
     report_errors,
     resolve_api_key,
@@ -109,7 +110,7 @@ def _run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from engine.bots import bot_ids
-    from engine.evaluation.qualify import choose_partner, per_kill, qualify
+    from engine.evaluation.qualify import QualifyJob, choose_partner, per_kill, qualify
     from engine.evaluation.qualify_plan import SIZES, Thresholds, estimate, parse_candidates
     from engine.llm import PriceTable
 
@@ -160,7 +161,7 @@ def _run(args: argparse.Namespace) -> int:
         args.usable_false_alarms,
         args.min_decided,
     )
-    result = qualify(
+    job = QualifyJob(
         candidates,
         size=args.size,
         plan=size,
@@ -170,8 +171,8 @@ def _run(args: argparse.Namespace) -> int:
         thresholds=thresholds,
         clients=_Clients(args.api_key),
         concurrency=args.concurrency,
-        progress=lambda text: sys.stderr.write(f"== {text}\n"),
     )
+    result = qualify(job, cli_context())
     if args.json:
         write_json(args.json, result)
     if args.json != "-":

@@ -45,6 +45,7 @@ from commands.common import (
     add_json_argument,
     add_junit_argument,
     add_llm_arguments,
+    cli_context,
     egress_guard_from_env,
     provider_config_from_args,
     provider_state,
@@ -274,26 +275,15 @@ def _identities(files: list[str]) -> dict[str, Any]:
     return found
 
 
-class _Console:
-    """One line per attempt, on stdout, or on stderr when stdout carries the JSON summary."""
-
-    def __init__(self, *, to_stderr: bool) -> None:
-        from engine.security import CampaignReporter
-
-        write = (lambda text: sys.stderr.write(text + "\n")) if to_stderr else _out
-
-        class Reporter(CampaignReporter):
-            def attempt_finished(self, record: Any, done: int, total: int) -> None:
-                where = f" @ {record.state}" if record.state else ""
-                line = f"[{done}/{total}] {record.attack_id}{where} #{record.index + 1} ({record.delivery}): "
-                line += record.verdict.upper()
-                if record.evidence:
-                    line += f" — {record.evidence[0].quote[:160]!r}"
-                elif record.verdict != "resisted":
-                    line += f" — {record.because[:160]}"
-                write(line)
-
-        self.reporter = Reporter()
+def _attempt_line(record: Any) -> str:
+    """One line per judged attempt: the command's own output."""
+    where = f" @ {record.state}" if record.state else ""
+    line = f"{record.attack_id}{where} #{record.index + 1} ({record.delivery}): {record.verdict.upper()}"
+    if record.evidence:
+        line += f" — {record.evidence[0].quote[:160]!r}"
+    elif record.verdict != "resisted":
+        line += f" — {record.because[:160]}"
+    return line
 
 
 def _junit_cases(records: list[Any]) -> list[JUnitCase]:
@@ -322,6 +312,7 @@ def _run(args: argparse.Namespace) -> int:
     from engine.llm import Budget, LLMClient
     from engine.redact import Scrubber
     from engine.security import (
+        CampaignJob,
         CampaignNeedsModel,
         plan_campaign,
         render_markdown,
@@ -373,23 +364,29 @@ def _run(args: argparse.Namespace) -> int:
     stream = (out / "attempts.jsonl").open("w", encoding="utf-8")
     secrets = [llm.config.api_key if llm else None, *(str(v) for v in connector_config.params.values())]
 
+    # One line per attempt, on stdout, or on stderr when stdout carries the JSON summary.
+    write = (lambda text: sys.stderr.write(text + "\n")) if args.json == "-" else _out
+    done = [0]
+
     def sink(record: Any) -> None:
         stream.write(record.model_dump_json() + "\n")
         stream.flush()
+        done[0] += 1
+        write(f"[{done[0]}] {_attempt_line(record)}")
 
     try:
-        result = run_campaign(
+        job = CampaignJob(
             campaign,
             lambda: create_connector(connector_config, guard),
             llm=llm,
             identities=identities,
             seed=args.seed,
             sink=sink,
-            reporter=_Console(to_stderr=args.json == "-").reporter,
             scrub=Scrubber(*[s for s in secrets if s and len(s) >= 16]),
             states=states,
             volatile=connector_config.volatile,
         )
+        result = run_campaign(job, cli_context(progress=False))
     except CampaignNeedsModel as exc:
         _err(exc.user_message + " Run it with a model (--provider, --model) rather than --no-llm.")
         return EXIT_USAGE

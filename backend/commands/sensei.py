@@ -46,6 +46,7 @@ from commands.common import (
     add_json_argument,
     add_junit_argument,
     add_llm_arguments,
+    cli_context,
     egress_guard_from_env,
     int_at_least,
     provider_config_from_args,
@@ -57,6 +58,7 @@ from commands.common import (
 from commands.compare import add_compare_parser
 from commands.coverage import add_coverage_parser
 from commands.replay import add_replay_arguments, finish_replay, replay_setup
+from commands.sensei_output import reliability_cases, reliability_of, verdict_lines
 from commands.shrink import add_shrink_parser
 
 
@@ -309,7 +311,7 @@ def _run(args: argparse.Namespace) -> int:
     from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
     from engine.llm import Budget, LLMClient
     from engine.regression import MAX_REPEATS, Repeats
-    from engine.sensei import run_profiles
+    from engine.sensei import SenseiJob, run_profiles
 
     if args.concurrency < 1:
         sys.stderr.write("parley: --concurrency must be at least 1\n")
@@ -375,28 +377,19 @@ def _run(args: argparse.Namespace) -> int:
             f"{record.duration_s or 0:.1f} s)\n"
         )
 
-    from engine.sensei import RunReporter, plan_document
-
     any_values: dict[str, list[str]] = replaying.any_values
     planned_on = replaying.planned_on
-
-    class PlanFile(RunReporter):
-        """Writes OUT/plan.json before the first conversation: the same document the platform keeps."""
-
-        def run_planned(self, plans: Any, seed: int, done: int) -> None:
-            write_json(str(out / "plan.json"), plan_document(plans, seed, planned_on, any_values))
 
     budget = Budget(args.max_cost) if args.max_cost is not None else None
     with LLMClient(config, guard=guard, budget=budget, state=provider_state(), chat_model=no_llm) as client:
         llm = replaying.replay.wrap(client)
-        summary = run_profiles(
+        job = SenseiJob(
             profiles,
             lambda: create_connector(connector_config, guard),
             llm,
             concurrency=args.concurrency,
             seed=replaying.seed,
             sink=sink,
-            reporter=PlanFile(),
             technology=connector_config.technology,
             planned_on=planned_on,
             any_memory=any_values,
@@ -404,16 +397,18 @@ def _run(args: argparse.Namespace) -> int:
             replan=repeats.plan,
             settings=_calibrated_settings(args.calibrated_user, calibrations),
         )
+        # The plan (OUT/plan.json, the document the platform keeps) is written before the first conversation.
+        summary = run_profiles(job, cli_context(artefacts=out))
     document = summary.to_json()
     replayed = finish_replay(out, replaying, document)
-    reliable = _reliability(records)
+    reliable = reliability_of(records)
     document["reliability"] = [r.to_json() for r in reliable]
     write_json(str(out / "summary.json"), document)
     if args.junit:
         cases.sort(key=lambda c: c.name)
         # With repeats, one more case per profile carries pass^k; without, the cases are the conversations.
-        write_junit(args.junit, "sensei", cases + (_reliability_cases(reliable) if repeats.k > 1 else []))
-    sys.stdout.write(_verdict_lines(summary) + replayed)
+        write_junit(args.junit, "sensei", cases + (reliability_cases(reliable) if repeats.k > 1 else []))
+    sys.stdout.write(verdict_lines(summary) + replayed)
     if repeats.k > 1:
         from engine.regression import reliability_text
 
@@ -450,66 +445,6 @@ def _provider_config(args: argparse.Namespace, profiles: list[Any]) -> tuple[Any
         if not all(profile.scripted_only for profile in profiles):
             raise
     return ProviderConfig("openai-compatible", base_url="http://127.0.0.1:9/v1", model="no-llm"), _NoLLM()
-
-
-def _reliability(records: list[Any]) -> list[Any]:
-    from engine.regression import reliability, run_data
-
-    return reliability(run_data("run", records).conversations) if records else []
-
-
-def _reliability_cases(profiles: list[Any]) -> list[JUnitCase]:
-    """One case per profile carrying pass^k and pass@1 (as properties and as its output); it never fails by
-    itself — `parley sensei compare --gate pass-k` and `min_pass_rate` are the gates."""
-    cases = []
-    for profile in profiles:
-
-        def rate(value: float | None) -> str:
-            return "" if value is None else f"{value:.4f}"
-
-        cases.append(
-            JUnitCase(
-                name=f"{profile.profile} reliability",
-                classname=f"sensei.{profile.profile}",
-                output=profile.line(),
-                properties={
-                    "k": str(profile.k),
-                    "pass_k": rate(profile.pass_k.rate),
-                    "pass_k_low": rate(profile.pass_k.low),
-                    "pass_k_high": rate(profile.pass_k.high),
-                    "pass_k_counted": str(profile.pass_k.decided),
-                    "planned": str(profile.planned),
-                    "pass_at_1": rate(profile.pass_at_1.rate),
-                    "pass_at_1_low": rate(profile.pass_at_1.low),
-                    "pass_at_1_high": rate(profile.pass_at_1.high),
-                    "decided_repeats": str(profile.pass_at_1.decided),
-                    "repeats": str(profile.repeats),
-                },
-            )
-        )
-    return cases
-
-
-def _verdict_lines(summary: Any) -> str:
-    """Verdicts, the reasons of failed and inconclusive ones, and the simulator's slips."""
-
-    def reasons(counts: dict[str, int]) -> str:
-        return ", ".join(f"{name} {count}" for name, count in sorted(counts.items()))
-
-    lines = [f"{summary.passed} passed, {summary.failed} failed, {summary.inconclusive} inconclusive"]
-    if summary.failed:
-        lines.append(f"  failed (chatbot faults): {reasons(summary.failed_reasons)}")
-    if summary.inconclusive:
-        lines.append(
-            f"  inconclusive (not counted as chatbot failures): {reasons(summary.inconclusive_reasons)}"
-        )
-        blamed = {name: n for name, n in summary.faults.items() if n and name != "chatbot"}
-        lines.append(f"  at fault, when not the chatbot: {reasons(blamed)}")
-    slips = f"simulator slips: {summary.simulator_slips}"
-    if summary.simulator_slips:
-        slips += f" ({reasons(summary.slips_by_kind)})"
-    lines.append(slips)
-    return "".join(f"{line}\n" for line in lines)
 
 
 def _safe(name: str) -> str:

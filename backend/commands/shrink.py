@@ -27,6 +27,7 @@ from commands.common import (
     EXIT_USAGE,
     add_json_argument,
     add_llm_arguments,
+    cli_context,
     egress_guard_from_env,
     int_at_least,
     provider_config_from_args,
@@ -122,7 +123,7 @@ def _llm(args: argparse.Namespace, guard: Any) -> Any:
 
 def _shrink(args: argparse.Namespace) -> int:
     from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
-    from engine.regression.shrink import SHRINK_WARNING, ShrinkError, shrink_record
+    from engine.regression.shrink import SHRINK_WARNING, ShrinkError, ShrinkJob, shrink_record
     from engine.regression.shrink.bugreport import to_junit, to_markdown
 
     if args.needed > args.replays:
@@ -144,13 +145,16 @@ def _shrink(args: argparse.Namespace) -> int:
     llm = _llm(args, guard)
     try:
         result = shrink_record(
-            record,
-            lambda: create_connector(connector_config, guard),
-            replays=args.replays,
-            needed=args.needed,
-            max_chatbot_calls=args.max_chatbot_calls,
-            output_types=types,
-            llm=llm,
+            ShrinkJob(
+                record,
+                lambda: create_connector(connector_config, guard),
+                replays=args.replays,
+                needed=args.needed,
+                max_chatbot_calls=args.max_chatbot_calls,
+                output_types=types,
+                llm=llm,
+            ),
+            cli_context(),
         )
     except ShrinkError as exc:
         sys.stderr.write(f"parley: {exc.user_message}\n")

@@ -16,7 +16,6 @@ import json
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Any
 
 from commands.common import (
     EXIT_FAILURES,
@@ -24,6 +23,7 @@ from commands.common import (
     EXIT_USAGE,
     add_json_argument,
     add_llm_arguments,
+    cli_context,
     egress_guard_from_env,
     int_at_least,
     provider_config_from_args,
@@ -78,36 +78,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.set_defaults(handler=report_errors(_run))
 
 
-class _ConsoleReporter:
-    """Stages and progress on stderr; every message too with --verbose."""
-
-    def __init__(self, verbose: bool) -> None:
-        self.verbose = verbose
-
-    def _say(self, text: str) -> None:
-        sys.stderr.write(text + "\n")
-
-    def stage(self, stage: str) -> None:
-        self._say(f"== {stage}")
-
-    def progress(self, sessions_done: int, sessions_total: int) -> None:
-        self._say(f"   sessions {sessions_done}/{sessions_total}")
-
-    def message(self, session: int, role: str, text: str) -> None:
-        if self.verbose:
-            who = "explorer" if role == "explorer" else "chatbot "
-            self._say(f"   [{session}] {who}: {text}")
-
-    def functionality(self, event: str, name: str, detail: str) -> None:
-        self._say(f"   {event}: {name}" + (f" ({detail})" if event == "merged" else ""))
-
-    def usage(self, record: dict[str, Any]) -> None:
-        pass
-
-    def warning(self, text: str) -> None:
-        self._say(f"   warning: {text}")
-
-
 def _run(args: argparse.Namespace) -> int:
     if args.from_transcripts:
         from commands.tracer_transcripts import run as from_transcripts
@@ -123,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from engine.connectors import ConnectorConfigError, create_connector, load_connector_file
     from engine.llm import LLMClient, ProviderState, UsageLedger
-    from engine.tracer import TracerConfig, TracerDeps, run_tracer
+    from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 
     out = Path(args.out)
     try:
@@ -149,17 +119,19 @@ def _run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"parley: {exc.user_message}\n")
         return EXIT_USAGE
     connection = sqlite3.connect(checkpoint, check_same_thread=False)
-    reporter = _ConsoleReporter(args.verbose)
+    context = cli_context(verbose=args.verbose)
     # Adaptations to the model ("o4-mini accepts only its default temperature…") are run warnings.
-    state = ProviderState(on_warning=reporter.warning)
+    state = ProviderState(on_warning=context.reporter.warning)
     try:
         with LLMClient(provider, guard=guard, ledger=UsageLedger(), state=state) as llm, connector:
             result = run_tracer(
-                config,
-                TracerDeps(llm=llm, connector=connector),
-                run_id=RUN_ID,
-                checkpointer=SqliteSaver(connection),
-                reporter=reporter,
+                TracerJob(
+                    config,
+                    TracerDeps(llm=llm, connector=connector),
+                    run_id=RUN_ID,
+                    checkpointer=SqliteSaver(connection),
+                ),
+                context,
             )
     finally:
         connection.close()

@@ -21,6 +21,7 @@ from commands.common import (
     EXIT_FAILURES,
     EXIT_OK,
     EXIT_USAGE,
+    cli_context,
     egress_guard_from_env,
     provider_config_from_args,
     write_json,
@@ -68,7 +69,13 @@ def run(args: argparse.Namespace) -> int:
         )
     with client as llm:
         built = model_from_transcripts(
-            conversations, llm, config=config, sample=args.sample, seed=seed, on_plan=show_plan
+            conversations,
+            llm,
+            config=config,
+            sample=args.sample,
+            seed=seed,
+            context=cli_context(verbose=args.verbose),
+            on_plan=show_plan,
         )
     written = traffic_profiles(
         conversations,

@@ -23,7 +23,7 @@ from engine.bots.adversarial import AdversarialConnector
 from engine.egress import EgressGuard
 from engine.llm import LLMClient, ProviderConfig
 from engine.llm.testing.imperfect_tracer import TracerDouble
-from engine.tracer import TracerConfig, TracerDeps, run_tracer
+from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 
 KEPT = ("model.json", "graph.json", "transcripts.json")
 
@@ -37,10 +37,12 @@ def main(bot: str, target: Path, *, sessions: int = 6, seed: int = 3) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         config = TracerConfig(sessions=sessions, turns=6, output_dir=Path(scratch), seed=seed)
         result = run_tracer(
-            config,
-            TracerDeps(llm=llm, connector=AdversarialConnector(bot)),
-            run_id=f"tracer-{bot}",
-            checkpointer=InMemorySaver(),
+            TracerJob(
+                config,
+                TracerDeps(llm=llm, connector=AdversarialConnector(bot)),
+                run_id=f"tracer-{bot}",
+                checkpointer=InMemorySaver(),
+            )
         )
         target.mkdir(parents=True, exist_ok=True)
         for name in KEPT:

@@ -28,6 +28,8 @@ ENGINE = {
     "errors": 0,
     "redact": 0,
     "personal_data": 0,  # the personal-data detectors: the security oracle, the transcript import (D35)
+    "intervals": 0,  # Wilson and Newcombe intervals, for every rate any engine prints
+    "context": 1,  # the run context every engine takes: reporter, cancel token, usage sink
     "yamlguard": 1,
     "yamldata": 1,
     "egress": 1,
@@ -235,3 +237,30 @@ def test_no_module_is_longer_than_one_sitting():
         and (lines := len(path.read_text(encoding="utf-8").splitlines())) > 700
     }
     assert long == {}
+
+
+def test_the_engines_share_one_run_context():
+    """One reporter, one cancel token and one "cancelled" exception for every engine (`engine/context.py`): no
+    other engine module defines its own, and every engine entry point takes a job and the context."""
+    own = []
+    for name, path in modules().items():
+        if not name.startswith("engine.") or name == "engine.context":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.name.endswith(
+                ("Reporter", "Cancelled", "CancelToken")
+            ):
+                own.append(f"{name}.{node.name}")
+    assert own == []
+    entry_points = {
+        "engine.tracer.run": "run_tracer",
+        "engine.sensei.executor": "run_profiles",
+        "engine.evaluation.run": "run_bench",
+        "engine.evaluation.qualify": "qualify",
+        "engine.security.runner": "run_campaign",
+        "engine.regression.shrink": "shrink_record",
+    }
+    for module, function in entry_points.items():
+        tree = ast.parse(modules()[module].read_text(encoding="utf-8"))
+        found = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function)
+        assert [a.arg for a in found.args.args] == ["job", "context"], f"{module}.{function}"

@@ -110,13 +110,15 @@ def test_a_security_run_request_snapshots_the_campaign_and_its_warm_up_profiles(
 
 def test_attempts_stats_and_exports_of_a_security_run(auth_api, project):
     from engine.bots.adversarial import AdversarialConnector
-    from engine.security import load_campaign, run_campaign
+    from engine.security import CampaignJob, load_campaign, run_campaign
 
     run = Run.objects.create(
         owner=auth_api.user, project_id=project["id"], kind=Run.Kind.SECURITY, status=Run.Status.SUCCEEDED
     )
     result = run_campaign(
-        load_campaign(CAMPAIGN + "attempts: 2\n").campaign, lambda: AdversarialConnector("leaky"), seed=1
+        CampaignJob(
+            load_campaign(CAMPAIGN + "attempts: 2\n").campaign, lambda: AdversarialConnector("leaky"), seed=1
+        )
     )
     for record in result.records:
         SecurityAttempt.objects.create(

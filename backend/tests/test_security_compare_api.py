@@ -4,7 +4,7 @@ with the engine's verdict, and who may see it (default-deny: a private run is a 
 import pytest
 
 from engine.bots.adversarial import AdversarialConnector
-from engine.security import load_campaign, run_campaign
+from engine.security import CampaignJob, load_campaign, run_campaign
 from runs.models import Run, SecurityAttempt
 from tests.factories import UserFactory
 
@@ -34,7 +34,9 @@ def project(auth_api):
 def campaign_run(owner, project_id, bot, *, kind=Run.Kind.SECURITY):
     """A finished campaign run against the reference bot `bot`, its attempts stored as the worker stores them."""
     run = Run.objects.create(owner=owner, project_id=project_id, kind=kind, status=Run.Status.SUCCEEDED)
-    result = run_campaign(load_campaign(CAMPAIGN).campaign, lambda: AdversarialConnector(bot), seed=4)
+    result = run_campaign(
+        CampaignJob(load_campaign(CAMPAIGN).campaign, lambda: AdversarialConnector(bot), seed=4)
+    )
     for record in result.records:
         SecurityAttempt.objects.create(
             run=run,

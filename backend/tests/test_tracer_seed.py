@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from accounts.models import LLMKey
-from engine.tracer import TracerConfig
+from engine.tracer import TracerJob
 from runs.http.serializers import RunRequestSerializer
 from runs.models import Run
 from runs.worker import execution
@@ -53,8 +53,8 @@ class _Stop(Exception):
 def test_the_stored_seed_reaches_the_engine_on_every_attempt(project: Project, monkeypatch: Any) -> None:
     seen: list[int] = []
 
-    def run_tracer(config: TracerConfig, *args: Any, **kwargs: Any) -> Any:
-        seen.append(config.seed)
+    def run_tracer(job: TracerJob, *args: Any, **kwargs: Any) -> Any:
+        seen.append(job.config.seed)
         raise _Stop  # the engine itself is tested elsewhere; here only what the worker hands it
 
     monkeypatch.setattr(execution, "run_tracer", run_tracer)
@@ -70,8 +70,8 @@ def test_the_stored_seed_reaches_the_engine_on_every_attempt(project: Project, m
 def test_a_run_stored_without_a_seed_draws_one_and_keeps_it(project: Project, monkeypatch: Any) -> None:
     seen: list[int] = []
 
-    def run_tracer(config: TracerConfig, *args: Any, **kwargs: Any) -> Any:
-        seen.append(config.seed)
+    def run_tracer(job: TracerJob, *args: Any, **kwargs: Any) -> Any:
+        seen.append(job.config.seed)
         raise _Stop
 
     monkeypatch.setattr(execution, "run_tracer", run_tracer)

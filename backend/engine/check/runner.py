@@ -11,6 +11,9 @@ report per rule back on stdout. The parent enforces the wall clock, answers the 
 A subprocess rather than `multiprocessing` because Celery's prefork workers are daemonic processes, which
 `multiprocessing` does not let start children. `Limits(isolate=False)` evaluates in-process (tests, custom
 function registries); the sandbox's own step, depth and size limits apply either way.
+
+With a run context (`engine.context`), the run reports the stage "checking" and each rule as it is done
+(`progress`, with the rule's name; in a child process, as its reports come back).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -44,6 +47,7 @@ from engine.check.report import (
 )
 from engine.check.rules import CompiledRule, Rule
 from engine.check.sandbox import SandboxLimits
+from engine.context import Reporter, RunContext
 from engine.conversation import ConversationRecord
 
 
@@ -61,9 +65,6 @@ class Limits:
     isolate: bool = True  # evaluate in a child process
 
 
-ProgressCallback = Callable[[int, int, str], None]  # (rules done, rules total, rule name)
-
-
 def check(
     rules: Sequence[Rule],
     conversations: Sequence[ConversationRecord],
@@ -71,10 +72,11 @@ def check(
     limits: Limits | None = None,
     *,
     registry: FunctionRegistry | None = None,
-    progress: ProgressCallback | None = None,
+    context: RunContext | None = None,
 ) -> CheckReport:
     """Check `rules` on `conversations`; raises RuleError for a rule that does not compile, else reports."""
     limits = limits or Limits()
+    reporter = (context or RunContext()).reporter
     started = time.perf_counter()
     active = [rule for rule in rules if rule.active]
     compiled = [rule.compile(limits.sandbox) for rule in active]
@@ -82,10 +84,12 @@ def check(
     if limits.isolate:
         if registry is not None:
             raise CheckError("custom function registries only work with Limits(isolate=False)")
-        reports = _run_isolated(active, conversations, caching, limits, progress)
+        reporter.stage("checking")
+        reports = _run_isolated(active, conversations, caching, limits, reporter)
     else:
+        reporter.stage("checking")
         reports = _run_here(
-            compiled, conversations, caching, limits, registry or default_registry(), progress
+            compiled, conversations, caching, limits, registry or default_registry(), reporter
         )
     return CheckReport(
         rules=reports,
@@ -118,7 +122,7 @@ def _run_here(
     judge: Judge | None,
     limits: Limits,
     registry: FunctionRegistry,
-    progress: ProgressCallback | None,
+    reporter: Reporter,
 ) -> list[RuleReport]:
     views = [ConversationView(record) for record in conversations]
     reports = []
@@ -134,8 +138,7 @@ def _run_here(
                 max_listed=limits.max_listed,
             )
         )
-        if progress:
-            progress(done, len(compiled), rule.rule.name)
+        reporter.progress(done, len(compiled), rule=rule.rule.name)
     return reports
 
 
@@ -171,7 +174,7 @@ def _run_isolated(
     conversations: Sequence[ConversationRecord],
     judge: Judge | None,
     limits: Limits,
-    progress: ProgressCallback | None,
+    reporter: Reporter,
 ) -> list[RuleReport]:
     reports: dict[int, RuleReport] = {}
     pending = list(range(len(rules)))
@@ -199,8 +202,7 @@ def _run_isolated(
         for index, report in outcome.reports.items():
             reports[index] = report
             pending.remove(index)
-            if progress:
-                progress(len(reports), len(rules), rules[index].name)
+            reporter.progress(len(reports), len(rules), rule=rules[index].name)
         if outcome.timed_out:
             for index in pending:
                 reports[index] = _stopped(

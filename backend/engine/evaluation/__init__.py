@@ -9,31 +9,25 @@ bot with coverage), `findings` (what one conversation shows), `model_rules` (rul
 out-of-range inputs), `oracles` (rules from the ground truth), `scoring` (differential kills, scores, false
 alarms), `matching` (precision and recall, judge or lexical), `prompts`, `thesis` (its published figures),
 `estimate` (cost before a run), `doubles` (the bench on the imperfect LLM doubles), `run` (`run_bench`, the
-pipeline), `totals` (usage, controls, figures over all bots), `report` (bench.json, bench.md), and model
+pipeline over every bot), `bench_bot` (one bot's phases), `bench_runs` (the SENSEI runs, judging, mutants), `totals` (usage, controls, figures over all bots), `report` (bench.json, bench.md), and model
 qualification: `qualify_plan` (candidates, sizes, D32 verdicts), `qualify_profiles` (the shipped profiles),
 `qualify` (roles against a partner, figures, recommendation; `parley qualify`).
 
-    result = run_bench(BenchConfig(bots=("pizza",), output_dir=Path("out")), lambda role: make_client())
+    job = BenchJob(BenchConfig(bots=("pizza",), output_dir=Path("out")), lambda role: make_client())
+    result = run_bench(job, RunContext())  # or the CLI's / the worker's context
 """
 
-from engine.evaluation.config import BenchConfig
+from engine.evaluation.bench_runs import select_mutants
+from engine.evaluation.config import BenchConfig, BenchJob, LLMFactory
 from engine.evaluation.findings import KILL_REASONS
 from engine.evaluation.oracles import Oracle, oracle_rules
-from engine.evaluation.run import (
-    BenchCancelled,
-    BenchReporter,
-    BenchResult,
-    LLMFactory,
-    run_bench,
-    select_mutants,
-)
+from engine.evaluation.run import BenchResult, run_bench
 from engine.evaluation.scoring import MutantOutcome
 
 __all__ = [
     "KILL_REASONS",
-    "BenchCancelled",
     "BenchConfig",
-    "BenchReporter",
+    "BenchJob",
     "BenchResult",
     "LLMFactory",
     "MutantOutcome",

@@ -1,4 +1,5 @@
-"""`BenchConfig`: every knob of a bench run, passed in by the caller (CLI, worker, test), never read from env.
+"""What a bench run is given: `BenchConfig`, every knob, passed in by the caller (CLI, worker, test), never read from
+env; and `BenchJob`, the config with the factory of the run's LLM clients (the one object `run_bench` takes).
 
 The bench runs TRACER on each original bot, then SENSEI with the profiles TRACER generated, `repeats` times with
 the seeds seed, seed+1, ... on the original and on each selected mutant alike (kills are differential). `provider`,
@@ -8,11 +9,16 @@ they are recorded with every figure, because mutation scores are not comparable 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from engine.bots.mutation import Mutant
+from engine.llm import LLMClient
 
 
 class BenchConfig(BaseModel):
@@ -89,3 +95,20 @@ class BenchConfig(BaseModel):
     llm_note: str | None = Field(
         default=None, description="what the model is, when the name does not say (e.g. an LLM double)"
     )
+
+
+LLMFactory = Callable[[str], LLMClient]
+"""role → a fresh LLM client for one phase of the bench (roles `tracer:<bot>`, `judge:<bot>`,
+`sensei:<bot>:original:<n>`, `sensei:<bot>:<mutant id>:<n>`, `extractor:<role>`)."""
+
+BENCH_CANCELLED = "The bench run was cancelled."
+
+
+@dataclass(frozen=True)
+class BenchJob:
+    """One bench run: its settings, the factory of its LLM clients (the bench closes each client and adds up its
+    ledger), and caller-made mutants to add per bot (e.g. an equivalent one)."""
+
+    config: BenchConfig
+    llm_factory: LLMFactory
+    extra_mutants: Mapping[str, Sequence[Mutant]] = field(default_factory=dict)

@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.egress import EgressGuard, EgressPolicy
-from engine.evaluation.config import BenchConfig
-from engine.evaluation.run import LLMFactory
+from engine.evaluation.config import BenchConfig, LLMFactory
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
 from engine.llm.testing.imperfect_sensei import SenseiDouble
 from engine.llm.testing.imperfect_tracer import TracerDouble

@@ -1,4 +1,4 @@
-"""Model qualification: `qualify(candidates, clients, ...) -> dict` (qualify.json), and its Markdown.
+"""Model qualification: `qualify(QualifyJob(candidates, ...), context) -> dict` (qualify.json), and its Markdown.
 
 Roles (D32): the *simulated user* and the *judge/extractor* are each qualified against a fixed partner (the
 `--partner`, else the strongest of the list: the priciest priced model, else the ceiling double, else the first),
@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.context import RunContext
 from engine.egress import EgressGuard, EgressPolicy
-from engine.evaluation.config import BenchConfig
+from engine.evaluation.config import BenchConfig, BenchJob
 from engine.evaluation.qualify_plan import CEILING, SIZES, Candidate, Size, Thresholds, verdict
 from engine.evaluation.qualify_profiles import PROFILES
-from engine.evaluation.run import BenchReporter, parley_version, run_bench
+from engine.evaluation.run import parley_version, run_bench
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
 from engine.llm.ledger import UsageRecord
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
@@ -96,7 +96,7 @@ def _run_role(
     judge: Candidate,
     clients: Clients | None,
     config: BenchConfig,
-    reporter: BenchReporter | None,
+    context: RunContext,
 ) -> tuple[dict[str, Any], _Tally, _Tally]:
     """One bench run with `user` playing the simulated user and `judge` the judge/extractor."""
     user_tally, judge_tally = _Tally(), _Tally()
@@ -119,7 +119,7 @@ def _run_role(
             return judge_tally.listen(build(judge))
         return user_tally.listen(build(user))
 
-    result = run_bench(config, factory, reporter=reporter)
+    result = run_bench(BenchJob(config, factory), context.quiet())
     return result.data, user_tally, judge_tally
 
 
@@ -230,23 +230,30 @@ def recommend(rows: list[dict[str, Any]], role: str) -> dict[str, Any] | None:
     )
 
 
-def qualify(
-    candidates: list[Candidate],
-    *,
-    size: str,
-    plan: Size | None = None,
-    seed: int,
-    out: Path,
-    partner: Candidate,
-    thresholds: Thresholds,
-    clients: Clients | None = None,
-    concurrency: int = 1,
-    reporter: BenchReporter | None = None,
-    progress: Callable[[str], None] = lambda _text: None,
-) -> dict[str, Any]:
-    """Run the plan for every candidate and role; write qualify.json and qualify.md into `out`. `plan`: the
-    size's figures, changed (the CLI's --bots); default `SIZES[size]`."""
-    plan = plan or SIZES[size]
+@dataclass(frozen=True)
+class QualifyJob:
+    """One qualification: the candidates, each qualified against `partner` in both roles, on the plan of `size`
+    (`plan`: the size's figures, changed by the CLI's --bots; default `SIZES[size]`), written into `out`.
+    `clients` builds a provider's client (None: doubles only)."""
+
+    candidates: list[Candidate]
+    size: str
+    seed: int
+    out: Path
+    partner: Candidate
+    thresholds: Thresholds
+    plan: Size | None = None
+    clients: Clients | None = None
+    concurrency: int = 1
+
+
+def qualify(job: QualifyJob, context: RunContext | None = None) -> dict[str, Any]:
+    """Run the plan for every candidate and role; write qualify.json and qualify.md into `job.out`. Each bench
+    run is a stage of the context's reporter; the benches themselves report nothing (their usage is tallied)."""
+    context = context if context is not None else RunContext()
+    candidates, size, seed, out = job.candidates, job.size, job.seed, job.out
+    partner, thresholds, clients, concurrency = job.partner, job.thresholds, job.clients, job.concurrency
+    plan = job.plan or SIZES[size]
     settings: dict[str, Any] = {
         "bots": plan.bots,
         "sessions": plan.sessions,
@@ -270,9 +277,9 @@ def qualify(
         key = (user.entry, judge.entry)
         if key not in done:
             directory = out / "runs" / label
-            progress(f"{label}: user {user.entry}, judge/extractor {judge.entry}")
+            context.reporter.stage(label, label=f"{label}: user {user.entry}, judge/extractor {judge.entry}")
             config = BenchConfig(**settings, output_dir=directory, provider="qualify", model=label)
-            done[key] = (*_run_role(user, judge, clients, config, reporter), directory)
+            done[key] = (*_run_role(user, judge, clients, config, context), directory)
         return done[key]
 
     def learned(candidate: Candidate) -> list[str]:

@@ -26,7 +26,6 @@ the signatures behind them.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from engine.evaluation.findings import (
     error_reason,
     rule_failures,
 )
+from engine.intervals import wilson
 
 __all__ = [
     "COUNTINGS",
@@ -56,7 +56,6 @@ __all__ = [
     "mutation_summary",
     "scores",
     "verdicts",
-    "wilson",
 ]
 
 Signature = tuple[str, str, int, str]
@@ -71,17 +70,6 @@ COUNTINGS: dict[str, tuple[frozenset[str], bool]] = {
     "thesis_with_oracles": (WITH_ORACLES, False),
 }
 """counting → (finding kinds that may kill, differential)."""
-
-
-def wilson(successes: int, total: int, z: float = 1.959964) -> list[float] | None:
-    """The Wilson score interval of successes/total, in percent; None when total is 0."""
-    if total <= 0:
-        return None
-    p = successes / total
-    denominator = 1 + z * z / total
-    centre = (p + z * z / (2 * total)) / denominator
-    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denominator
-    return [round(100 * max(0.0, centre - half), 2), round(100 * min(1.0, centre + half), 2)]
 
 
 def _pct(part: int, whole: int) -> float | None:
@@ -336,7 +324,7 @@ def _block(outcomes: Sequence[MutantOutcome], counting: str) -> dict[str, Any]:
         "stillborn": statuses.count("stillborn"),
         "scored": scored,
         "score": _pct(killed, scored),
-        "ci95": wilson(killed, scored),
+        "ci95": wilson(killed, scored).percent_bounds(),
     }
     if COUNTINGS[counting][1]:
         scored_outcomes = [o for o in outcomes if o.statuses.get(counting) in ("killed", "live")]
@@ -401,7 +389,7 @@ def mutation_summary(outcomes: Iterable[MutantOutcome]) -> dict[str, Any]:
         "stillborn": len(by_status["stillborn"]),
         "inconclusive": len(by_status["inconclusive"]),
         "mutation_score": _pct(len(by_status["killed"]), scored),
-        "ci95": wilson(len(by_status["killed"]), scored),
+        "ci95": wilson(len(by_status["killed"]), scored).percent_bounds(),
         "kills_per_operator": dict(sorted(per_operator.items())),
         "kills_per_reason": {r: n for r, n in per_reason.items() if n},
         "live_mutants": [{"id": o.id, "description": o.description} for o in by_status["live"]],
@@ -432,7 +420,7 @@ def false_alarms(runs: Sequence[Sequence[ConversationFindings]]) -> dict[str, An
         out[name] = {
             "flagged": flagged,
             "rate": _pct(flagged, len(conclusive)),
-            "ci95": wilson(flagged, len(conclusive)),
+            "ci95": wilson(flagged, len(conclusive)).percent_bounds(),
         }
     with_findings = [c for c in conclusive if c.findings]
     reasons: Counter[str] = Counter(r for c in with_findings for r in {f.reason for f in c.findings})

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.evaluation.scoring import MutantOutcome, mutation_summary, wilson
+from engine.evaluation.scoring import MutantOutcome, mutation_summary
+from engine.intervals import wilson
 from engine.llm import UsageLedger
 
 USAGE_KEYS = ("calls", "prompt_tokens", "completion_tokens", "cost_usd", "unpriced_calls")
@@ -52,7 +53,7 @@ def controls_json(controls: Sequence[MutantOutcome]) -> dict[str, Any]:
             "killed": killed,
             "scored": len(scored),
             "rate": round(100.0 * killed / len(scored), 2) if scored else None,
-            "ci95": wilson(killed, len(scored)),
+            "ci95": wilson(killed, len(scored)).percent_bounds(),
         }
     out["outcomes"] = [c.to_json() for c in controls]
     return out
@@ -109,7 +110,7 @@ def _false_alarm_totals(bots: dict[str, Any]) -> dict[str, Any]:
         out[name] = {
             "flagged": flagged,
             "rate": round(100.0 * flagged / conversations, 2) if conversations else None,
-            "ci95": wilson(flagged, conversations),
+            "ci95": wilson(flagged, conversations).percent_bounds(),
         }
     out["false_alarms"] = out["with_oracles"]["flagged"]
     out["rate"] = out["with_oracles"]["rate"]
@@ -126,7 +127,7 @@ def _control_totals(bots: dict[str, Any]) -> dict[str, Any]:
             "killed": killed,
             "scored": scored,
             "rate": round(100.0 * killed / scored, 2) if scored else None,
-            "ci95": wilson(killed, scored),
+            "ci95": wilson(killed, scored).percent_bounds(),
         }
     return out
 

@@ -3,7 +3,6 @@
 - `outcomes`: each conversation's verdict — passed, failed (a chatbot fault) or inconclusive — from the record's
   own `verdict` (D26), else from its errors; a failed rule fails a conversation;
 - `data`: one side of a comparison (`RunData`) from a `parley sensei run --out` folder or stored records;
-- `stats`: Wilson intervals of pass rates and Newcombe's interval of their difference;
 - `compare`: `compare(baseline, run)` → a `Comparison` (per profile and per rule, newly failing and newly
   passing conversations, flaky ones, new error codes, cost and response-time changes, a verdict);
 - `repeats`: `Repeats(k)`, the plan hook that runs each conversation k times with other simulator seeds;
@@ -14,7 +13,7 @@
   (`parley sensei shrink`, the platform's `shrink` runs), with its Markdown bug report and JUnit case.
 
 Plain Python over SENSEI's records and SENSEI-check's reports; the CLI (`parley sensei compare`) and the
-platform (`/api/runs/{id}/compare/`) call the same code.
+platform (`/api/runs/{id}/compare/`) call the same code. The intervals are `engine.intervals`'.
 """
 
 from engine.regression.compare import (
@@ -53,7 +52,6 @@ from engine.regression.reliability import (
 )
 from engine.regression.repeats import MAX_REPEATS, Repeats, repeat_seed
 from engine.regression.report import to_text
-from engine.regression.stats import Difference, Rate, difference, wilson
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -65,18 +63,15 @@ __all__ = [
     "ComparedRegression",
     "Comparison",
     "Conversation",
-    "Difference",
     "GateResult",
     "Outcome",
     "PlannedReliability",
     "ProfileReliability",
-    "Rate",
     "RegressionInputError",
     "Repeats",
     "RunData",
     "apply_gates",
     "compare",
-    "difference",
     "gates_text",
     "load_folder",
     "min_pass_rate_gate",
@@ -91,5 +86,4 @@ __all__ = [
     "run_data",
     "stability",
     "to_text",
-    "wilson",
 ]

@@ -2,7 +2,7 @@
 
 Pass rates are counted over decided conversations (passed + failed; inconclusive ones are listed apart), per
 profile, per rule and overall, each with its Wilson 95 % interval; the change of each rate has Newcombe's
-interval (`engine.regression.stats`). A group *regressed* when its pass rate fell by at least the threshold
+interval (`engine.intervals`). A group *regressed* when its pass rate fell by at least the threshold
 (default 10 points) and the interval of the change lies below zero even with the flaky conversations left out;
 it *improved* when the mirror holds. A drop past the threshold that the interval cannot confirm is
 *inconclusive* — too few conversations, or a drop that only flaky conversations make.
@@ -28,8 +28,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.intervals import Rate, difference, percent, wilson
 from engine.regression.data import Conversation, Key, RunData
-from engine.regression.stats import Rate, difference, percent, wilson
 from engine.sensei.errors import describe
 
 # Named choice sets (the API schema names its enums after them: parley.settings ENUM_NAME_OVERRIDES).

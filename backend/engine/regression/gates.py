@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from engine.intervals import Rate, difference, percent
 from engine.regression.compare import CompareVerdict, Comparison
 from engine.regression.data import RunData
 from engine.regression.reliability import reliability
-from engine.regression.stats import Rate, difference, percent
 
 GATES = ("pass-rate", "pass-k")  # what `--gate` may name; min-pass-rate applies whenever a minimum is set
 GateName = Literal["pass-k", "min-pass-rate"]

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.intervals import Rate, percent, wilson
 from engine.regression.compare import stability
 from engine.regression.data import Conversation, Key
-from engine.regression.stats import Rate, percent, wilson
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Repeats: each planned conversation run k times with different simulator seeds, to tell flaky from broken.
 
-`Repeats(k).plan` is the hook `run_profiles(replan=...)` applies to each profile's plan: conversation i of a
+`Repeats(k).plan` is the hook `SenseiJob.replan` applies to each profile's plan: conversation i of a
 plan of n becomes conversations i·k … i·k + k - 1 (the repeats of one conversation sit side by side), with the
 same inputs, goals, styles and turn limit. Repeat 0 keeps the planned seed — a run without repeats and repeat 0
 of a run with them simulate alike — and repeat r draws its own from the plan's seed, so repeats are

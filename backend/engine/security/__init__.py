@@ -27,11 +27,11 @@ from engine.security.delivery import Identity, identity_from_profile
 from engine.security.loading import CampaignLoad, Problem, dump_campaign, load_campaign
 from engine.security.plan import CampaignPlan, plan_campaign
 from engine.security.records import VERDICTS, AttemptRecord, Evidence, Finding, TranscriptTurn, Verdict
-from engine.security.report import render_markdown, render_table, summarise, wilson
+from engine.security.report import render_markdown, render_table, summarise
 from engine.security.runner import (
+    CampaignJob,
     CampaignNeedsModel,
     CampaignNeedsStates,
-    CampaignReporter,
     CampaignResult,
     needs_model,
     run_campaign,
@@ -55,11 +55,11 @@ __all__ = [
     "AttackSpec",
     "AttemptRecord",
     "Campaign",
+    "CampaignJob",
     "CampaignLoad",
     "CampaignNeedsModel",
     "CampaignNeedsStates",
     "CampaignPlan",
-    "CampaignReporter",
     "CampaignResult",
     "Delivery",
     "Evidence",
@@ -91,5 +91,4 @@ __all__ = [
     "run_campaign",
     "states_from_tracer",
     "summarise",
-    "wilson",
 ]

@@ -5,7 +5,7 @@ and inconclusive attempts are counted beside them and listed apart, never as res
 down does not look safer. Rates are compared overall, per attack, per delivery mode and — for campaigns run from
 TRACER's states — per state, each with its Wilson
 95 % interval, and the change with Newcombe's interval — the statistics of `parley sensei compare`
-(`engine.regression.stats`), with the same rules read the other way round:
+(`engine.intervals`), with the same rules read the other way round:
 
 - a group *regressed* when its breach rate rose by at least the threshold (default 10 points) and the
   interval of the change lies above zero;
@@ -31,8 +31,8 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from engine.errors import ParleyError
+from engine.intervals import difference, percent, wilson
 from engine.regression.compare import DEFAULT_THRESHOLD, ComparedChange, Document, GroupStatus
-from engine.regression.stats import difference, percent, wilson
 from engine.security.records import AttemptRecord
 
 SECURITY_GROUP_KINDS = ("overall", "attack", "delivery", "state")

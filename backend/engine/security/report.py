@@ -10,27 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from engine.regression import stats
+from engine.intervals import wilson
 from engine.security.records import VERDICTS, AttemptRecord
-
-
-def wilson(successes: int, trials: int) -> tuple[float, float] | None:
-    """The Wilson score interval of a proportion (`engine.regression.stats`, rounded), or None without trials."""
-    if trials <= 0:
-        return None
-    rate = stats.wilson(successes, trials)
-    return round(rate.low, 4), round(rate.high, 4)
 
 
 def _row(records: list[AttemptRecord]) -> dict[str, Any]:
     counts: dict[str, int] = {v: sum(1 for r in records if r.verdict == v) for v in VERDICTS}
     decided = counts["breached"] + counts["resisted"]
-    interval = wilson(counts["breached"], decided)
     return {
         "attempts": len(records),
         **counts,
         "breach_rate": round(counts["breached"] / decided, 4) if decided else None,
-        "interval": list(interval) if interval else None,
+        "interval": wilson(counts["breached"], decided).bounds(),
     }
 
 

@@ -1,10 +1,12 @@
 """Running a campaign: every enabled attack, `attempts` times, each attempt a fresh conversation, judged by its
 oracles into one record handed to the sink as soon as it is done.
 
-`run_campaign` is the one entry point of the CLI and the platform. Attempts run one after another (the
-connector's pacing applies to each request). An attempt that the chatbot or an LLM fails ends `error`; a spent
+`run_campaign(job, context)` is the one entry point of the CLI and the platform: the job (`CampaignJob`) says
+what to run, the run context (`engine.context`) where its events and usage go and when to stop. Attempts run
+one after another (the connector's pacing applies to each request). An attempt that the chatbot or an LLM fails ends `error`; a spent
 budget (`max_cost`) ends the attempt that hit it and stops the campaign; a cancel stops it between attempts.
-Nothing is recorded for attempts that never ran.
+Nothing is recorded for attempts that never ran. Reported: the stage "attacking", every message of an attempt
+(`message`, with its attempt id and phase), and each judged attempt (`progress`, with the verdict counts so far).
 
 From states (`from:` in the campaign, the states of a TRACER run given as `states`), every attack runs from
 every state: each attempt opens a fresh conversation, replays the state's recorded prefix literally (no LLM
@@ -17,11 +19,13 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from engine.connectors import Connector, ConnectorError
+from engine.context import Reporter, RunContext
 from engine.errors import ParleyError
 from engine.llm import BudgetExceeded, LLMClient, LLMError
 from engine.redact import Scrubber
@@ -44,7 +48,6 @@ from engine.security.records import (
     AttemptUsage,
     Evidence,
     Finding,
-    TranscriptTurn,
     Verdict,
 )
 from engine.security.report import summarise
@@ -59,26 +62,6 @@ class CampaignNeedsModel(ParleyError):
 
 class CampaignNeedsStates(ParleyError):
     code = "campaign_needs_states"
-
-
-class Cancel(Protocol):
-    def is_set(self) -> bool: ...
-
-
-class CampaignReporter:
-    """Progress callbacks; override what you need."""
-
-    def planned(self, total: int, seed: int) -> None:
-        """Before the first attempt: how many attempts the campaign plans."""
-
-    def attempt_started(self, attack: str, index: int) -> None:
-        """An attempt is about to open its conversation."""
-
-    def turn(self, attempt: str, turn: TranscriptTurn) -> None:
-        """A message was sent or a reply arrived."""
-
-    def attempt_finished(self, record: AttemptRecord, done: int, total: int) -> None:
-        """An attempt was judged and handed to the sink."""
 
 
 @dataclass
@@ -125,32 +108,40 @@ class _Run:
     judging: oracles.Judging
     identities: Mapping[str, Identity]
     seed: int
-    reporter: CampaignReporter
+    reporter: Reporter
     llm: LLMClient | None
     normalise: Normaliser
 
 
-def run_campaign(
-    campaign: Campaign,
-    connect: Callable[[], Connector],
-    *,
-    llm: LLMClient | None = None,
-    judge: LLMClient | None = None,
-    user_llm: LLMClient | None = None,
-    identities: Mapping[str, Identity] | None = None,
-    seed: int | None = None,
-    sink: Callable[[AttemptRecord], None] | None = None,
-    reporter: CampaignReporter | None = None,
-    cancel: Cancel | None = None,
-    scrub: Scrubber | None = None,
-    states: Sequence[State] | None = None,
-    volatile: Sequence[str] = (),
-) -> CampaignResult:
-    """Run `campaign` against the chatbot `connect()` opens. `llm` writes tasks, rewordings and escalations
-    (None: offline, built-in tasks only), `judge` judges (default `llm`), `user_llm` plays warm-up users
-    (default `llm`). The seed (campaign's, else given, else random) fixes markers, phrasings and transforms.
-    `states` (from `engine.security.states`) are attacked from, each reached by its recorded prefix; `volatile`
-    are the connector's patterns of values that change in every conversation."""
+@dataclass(frozen=True)
+class CampaignJob:
+    """One campaign run: the campaign against the chatbot `connect()` opens. `llm` writes tasks, rewordings and
+    escalations (None: offline, built-in tasks only), `judge` judges (default `llm`), `user_llm` plays warm-up
+    users (default `llm`). The seed (campaign's, else given, else random) fixes markers, phrasings and
+    transforms. Each judged attempt goes to `sink`, scrubbed by `scrub` first. `states` (from
+    `engine.security.states`) are attacked from, each reached by its recorded prefix; `volatile` are the
+    connector's patterns of values that change in every conversation."""
+
+    campaign: Campaign
+    connect: Callable[[], Connector]
+    llm: LLMClient | None = None
+    judge: LLMClient | None = None
+    user_llm: LLMClient | None = None
+    identities: Mapping[str, Identity] | None = None
+    seed: int | None = None
+    sink: Callable[[AttemptRecord], None] | None = None
+    scrub: Scrubber | None = None
+    states: Sequence[State] | None = None
+    volatile: Sequence[str] = ()
+
+
+def run_campaign(job: CampaignJob, context: RunContext | None = None) -> CampaignResult:
+    """Run the job's campaign; a cancel stops it between attempts (`stopped` "cancelled", no exception)."""
+    context = context if context is not None else RunContext()
+    campaign, llm, seed, states, sink = job.campaign, job.llm, job.seed, job.states, job.sink
+    for client in (llm, job.judge, job.user_llm):
+        if client is not None:
+            context.meter(client.ledger)
     missing = needs_model(campaign) if llm is None else []
     if missing:
         raise CampaignNeedsModel("This campaign needs an LLM: " + "; ".join(missing) + ".")
@@ -162,14 +153,14 @@ def run_campaign(
     seed_value = chosen if chosen is not None else random.SystemRandom().randrange(2**31)
     state = _Run(
         campaign=campaign,
-        connect=connect,
-        writer=Writer(llm, campaign.target_context, user_llm or llm),
-        judging=oracles.Judging(campaign, judge or llm),
-        identities=identities or {},
+        connect=job.connect,
+        writer=Writer(llm, campaign.target_context, job.user_llm or llm),
+        judging=oracles.Judging(campaign, job.judge or llm),
+        identities=job.identities or {},
         seed=seed_value,
-        reporter=reporter or CampaignReporter(),
+        reporter=context.reporter,
         llm=llm,
-        normalise=Normaliser(volatile),
+        normalise=Normaliser(job.volatile),
     )
     targets: list[State | None] = list(states) if states is not None else [None]
     plan = [
@@ -181,25 +172,34 @@ def run_campaign(
     result = CampaignResult(
         seed=seed_value, planned=len(plan), states=list(states) if states is not None else None
     )
-    state.reporter.planned(len(plan), seed_value)
+    counts: Counter[str] = Counter()
+    state.reporter.stage("attacking")
+    state.reporter.progress(0, len(plan), counts=counts)
     breached: set[tuple[str, str]] = set()
     for target, attack, index in plan:
-        if cancel is not None and cancel.is_set():
+        if context.cancel.cancelled:
             result.stopped = "cancelled"
             break
         where = target.name if target else ""
         if (where, attack.label) in breached and campaign.stops_on_breach(attack):
             continue
-        state.reporter.attempt_started(attack.label, index)
         record, out_of_budget = _attempt(state, attack, index, target)
-        if scrub:
-            record = AttemptRecord.model_validate(scrub.scrub(record.model_dump(mode="json")))
+        if job.scrub:
+            record = AttemptRecord.model_validate(job.scrub.scrub(record.model_dump(mode="json")))
         result.records.append(record)
         if record.breached:
             breached.add((where, attack.label))
         if sink is not None:
             sink(record)
-        state.reporter.attempt_finished(record, len(result.records), len(plan))
+        counts[record.verdict] += 1
+        state.reporter.progress(
+            len(result.records),
+            len(plan),
+            counts=counts,
+            attempt=record.id,
+            attack=record.attack_id,
+            verdict=record.verdict,
+        )
         if out_of_budget:
             result.stopped = "budget"
             break
@@ -236,7 +236,10 @@ def _attempt(
         message = _message(run, attack, index, record)
         connector = run.connect()
         try:
-            conversation = Conversation(connector, lambda turn: run.reporter.turn(record.id, turn))
+            conversation = Conversation(
+                connector,
+                lambda turn: run.reporter.message(turn.role, turn.text, attempt=record.id, phase=turn.phase),
+            )
             if target is None or _reach(run, target, conversation, record):
                 _deliver(run, attack, message, conversation, record, opened=target is not None)
         finally:

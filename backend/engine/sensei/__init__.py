@@ -9,19 +9,20 @@
   (one structured call for all outputs, typed), `scripted` (a script's checks on the replies and what they
   decide), `errors` (the error-code table), `executor` (`run_profiles`,
   the one entry point of the CLI and the platform: profile keys, seed, any() values, plans, a bounded
-  concurrent pool, sink, cancellation), `records` (record JSON Schema, import of the reference's YAML
+  concurrent pool, sink; events and cancellation through the run context), `records` (record JSON Schema, import of the reference's YAML
   conversations), `localfiles` (file and code features, CLI only).
 
 Typical use (the caller builds the LLM client and the connector factory)::
 
     profile, problems = load_profile(text, allow_local_files=False)
-    summary = run_profiles([profile], lambda: create_connector(config, guard), llm, sink=store)
+    job = SenseiJob([profile], lambda: create_connector(config, guard), llm, sink=store)
+    summary = run_profiles(job, RunContext())  # or the CLI's / the worker's context
 """
 
 from engine.sensei.errors import ERROR_TABLE, connector_error_code, describe
 from engine.sensei.executor import (
-    RunReporter,
     RunSummary,
+    SenseiJob,
     llm_any_resolver,
     new_seed,
     plan_document,
@@ -34,13 +35,12 @@ from engine.sensei.planner import Plan, PlanError, PlannedConversation, plan
 from engine.sensei.problems import Problem
 from engine.sensei.profile import Profile
 from engine.sensei.records import conversation_record_schema, import_reference_conversation
-from engine.sensei.simulator import CancelToken, Simulator, SimulatorSettings
+from engine.sensei.simulator import Simulator, SimulatorSettings
 from engine.sensei.types import CustomType, TypeCatalog, parse_custom_type
 from engine.sensei.validator import ValidationResult, load_profile, profile_json_schema, validate
 
 __all__ = [
     "ERROR_TABLE",
-    "CancelToken",
     "CustomType",
     "Personality",
     "PersonalityCatalog",
@@ -49,8 +49,8 @@ __all__ = [
     "PlannedConversation",
     "Problem",
     "Profile",
-    "RunReporter",
     "RunSummary",
+    "SenseiJob",
     "Simulator",
     "SimulatorSettings",
     "TypeCatalog",

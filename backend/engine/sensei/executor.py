@@ -1,6 +1,8 @@
 """Running many conversations: a bounded thread pool, limits, a sink per finished conversation, cancellation.
 
-`run_profiles` is the one entry point of a SENSEI run, for the CLI and the platform alike. It gives each profile
+`run_profiles(job, context)` is the one entry point of a SENSEI run, for the CLI and the platform alike: the job
+(`SenseiJob`) says what to run, the run context (`engine.context`) where its events and usage go and when to
+stop. It gives each profile
 a key unique in the run (its test name; `name#2`, `name#3`... for later profiles of the same name, so records
 never collide), plans every profile with the run's seed (drawn at random when None, reported in the summary)
 and the `any()` resolver (an LLM by default), skips the conversations listed in `done` (already recorded by an
@@ -14,8 +16,13 @@ key. Each conversation gets a fresh connector from `connector_factory` and close
 
 Each finished conversation goes to `sink(record)` at once, from the worker thread but one at a time (the sink
 need not be thread-safe): the platform's worker stores it, the CLI writes a file. A connector failure ends only
-that conversation; a failing sink stops the run (records would be lost) and is re-raised. `cancel` stops new
-conversations from starting and ends running ones between turns (error 4000, still sunk).
+that conversation; a failing sink stops the run (records would be lost) and is re-raised. The context's cancel
+token stops new conversations from starting and ends running ones between turns (error 4000, still sunk); the
+run then ends early with `cancelled` in its summary rather than raising.
+
+Reported as it happens: the stage "simulating" and the planned count (`progress`), each profile's plan (`log`),
+the whole plan as the artefact "plan" (`plan_document`, before the first conversation), every turn (`message`)
+and every finished conversation (event "conversation", with the count done).
 
 The summary counts verdicts (passed, failed, inconclusive, with the reasons of the last two) and simulator
 slips; `ok` means no conversation `failed` — inconclusive ones are shown apart, never as chatbot failures.
@@ -39,7 +46,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from engine.connectors.base import Connector
-from engine.conversation import ConversationRecord, Turn
+from engine.context import RunContext
+from engine.conversation import ConversationRecord
 from engine.llm import LLMClient, LLMError, user
 from engine.sensei.errors import connector_error, describe
 from engine.sensei.generators import AnyResolver, GeneratorError
@@ -47,7 +55,6 @@ from engine.sensei.planner import Plan, PlannedConversation, plan
 from engine.sensei.profile import AnyRequest, Profile, Scalar, Variable
 from engine.sensei.prompts import ANY_LIST
 from engine.sensei.simulator import (
-    CancelToken,
     Simulator,
     SimulatorSettings,
     SpendTracker,
@@ -59,26 +66,6 @@ ConnectorFactory = Callable[[], Connector]
 Sink = Callable[[ConversationRecord], None]
 TAG_ANY_LIST = "sensei.any_list"
 DEFAULT_CONCURRENCY = 4
-
-
-class RunReporter:
-    """Progress callbacks; override what you need. Called from worker threads (turn, started, finished)."""
-
-    def profile_planned(self, profile: Profile, planned: Plan) -> None:
-        """A profile's plan is ready (before any of its conversations starts)."""
-
-    def run_planned(self, plans: Sequence[tuple[Profile, Plan]], seed: int, done: int) -> None:
-        """Every profile is planned (profiles carry their run keys as names); `done` of the planned
-        conversations were recorded before and will not run again. Called once, before any conversation."""
-
-    def conversation_started(self, profile: Profile, planned: PlannedConversation) -> None:
-        """A conversation is about to open its connector."""
-
-    def turn(self, record: ConversationRecord, turn: Turn) -> None:
-        """A user message was sent or a bot reply arrived."""
-
-    def conversation_finished(self, record: ConversationRecord) -> None:
-        """A conversation ended and was handed to the sink."""
 
 
 @dataclass
@@ -216,9 +203,9 @@ def plan_document(
 
 
 class _SerialSink:
-    def __init__(self, sink: Sink, reporter: RunReporter, summary: RunSummary) -> None:
+    def __init__(self, sink: Sink, context: RunContext, summary: RunSummary) -> None:
         self.sink = sink
-        self.reporter = reporter
+        self.context = context
         self.summary = summary
         self.lock = threading.Lock()
         self.failure: BaseException | None = None
@@ -254,7 +241,18 @@ class _SerialSink:
                 profile["with_errors"] += 1
             for item in record.errors:
                 summary.errors_by_code[item.code] = summary.errors_by_code.get(item.code, 0) + 1
-            self.reporter.conversation_finished(record)
+            self.context.reporter.event(
+                "conversation",
+                {
+                    "conversation": record.id,
+                    "profile": record.profile,
+                    "index": record.index,
+                    "errors": record.error_codes,
+                    "verdict": record.verdict,
+                    "verdict_reason": record.verdict_reason or "",
+                },
+                done=summary.already_done + summary.conversations,
+            )
 
 
 def profile_keys(names: Sequence[str]) -> list[str]:
@@ -281,52 +279,60 @@ def new_seed() -> int:
     return random.SystemRandom().randrange(2**31)
 
 
-def run_profiles(
-    profiles: Sequence[Profile | tuple[Profile, Plan]],
-    connector_factory: ConnectorFactory,
-    llm: LLMClient,
-    *,
-    judge: LLMClient | None = None,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    chatbot_concurrency: int | None = None,
-    seed: int | None = None,
-    sink: Sink,
-    reporter: RunReporter | None = None,
-    cancel: CancelToken | None = None,
-    settings: SimulatorSettings | None = None,
-    technology: str | None = None,
-    base_dir: Path | None = None,
-    today: Callable[[], date] = date.today,
-    planned_on: date | None = None,
-    any_values: AnyResolver | None = None,
-    any_memory: dict[str, list[str]] | None = None,
-    done: Collection[tuple[str, int]] = (),
-    user_model: str | None = None,
-    replan: Callable[[Profile, Plan], Plan] | None = None,
-    thread_cleanup: Callable[[], None] | None = None,
-) -> RunSummary:
-    """Plan and run every conversation of `profiles`; each finished record goes to `sink` immediately.
+@dataclass
+class SenseiJob:
+    """One SENSEI run: the profiles (each with a plan already made, or planned here), the chatbot, the models, where
+    each record goes, and what an earlier attempt of the run left.
 
     `planned_on` is the date the plans are drawn for (relative dates; default: today); `any_values` fills
     `any()` items (default: the judge, else the user LLM); `any_memory`, when given, holds the values invented
     by an earlier attempt and receives the new ones (`remembering_resolver`); `done` holds (profile key, index)
-    pairs to skip.
-    `user_model` overrides every profile's `llm.model` (D6); plans are priced with the model that will play
-    the user. `replan`, when given, may change each profile's plan before it runs (`engine.regression.Repeats`
-    runs every conversation k times). `thread_cleanup`, when given, is called in the worker thread after each of
-    its conversations, to release what that thread holds (the platform closes the thread's database connection)."""
+    pairs to skip. `user_model` overrides every profile's `llm.model` (D6); plans are priced with the model that
+    will play the user. `replan`, when given, may change each profile's plan before it runs
+    (`engine.regression.Repeats` runs every conversation k times). `thread_cleanup`, when given, is called in the
+    worker thread after each of its conversations, to release what that thread holds (the platform closes the
+    thread's database connection)."""
+
+    profiles: Sequence[Profile | tuple[Profile, Plan]]
+    connector_factory: ConnectorFactory
+    llm: LLMClient
+    sink: Sink
+    judge: LLMClient | None = None
+    concurrency: int = DEFAULT_CONCURRENCY
+    chatbot_concurrency: int | None = None
+    seed: int | None = None
+    settings: SimulatorSettings | None = None
+    technology: str | None = None
+    base_dir: Path | None = None
+    today: Callable[[], date] = date.today
+    planned_on: date | None = None
+    any_values: AnyResolver | None = None
+    any_memory: dict[str, list[str]] | None = None
+    done: Collection[tuple[str, int]] = ()
+    user_model: str | None = None
+    replan: Callable[[Profile, Plan], Plan] | None = None
+    thread_cleanup: Callable[[], None] | None = None
+
+
+def run_profiles(job: SenseiJob, context: RunContext | None = None) -> RunSummary:
+    """Plan and run every conversation of `job.profiles`; each finished record goes to `job.sink` immediately."""
+    context = context if context is not None else RunContext()
+    llm, judge, today, user_model = job.llm, job.judge, job.today, job.user_model
+    concurrency, cancel, reporter = job.concurrency, context.cancel, context.reporter
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
-    reporter = reporter or RunReporter()
-    cancel = cancel or CancelToken()
-    seed = new_seed() if seed is None else seed
+    seed = new_seed() if job.seed is None else job.seed
     summary = RunSummary(seed=seed)
     started = time.monotonic()
-    simulator = Simulator(llm, judge=judge, settings=settings, today=today, user_model=user_model)
-    resolver = any_values or llm_any_resolver(judge or llm)
-    if any_memory is not None:
-        resolver = remembering_resolver(resolver, any_memory)
-    items = [item if isinstance(item, tuple) else (item, None) for item in profiles]
+    for client in (llm, judge):
+        if client is not None:
+            context.meter(client.ledger)
+    simulator = Simulator(llm, judge=judge, settings=job.settings, today=today, user_model=user_model)
+    resolver = job.any_values or llm_any_resolver(judge or llm)
+    if job.any_memory is not None:
+        resolver = remembering_resolver(resolver, job.any_memory)
+    planned_on = job.planned_on or today()
+    items = [item if isinstance(item, tuple) else (item, None) for item in job.profiles]
     keys = profile_keys([profile.name for profile, _ in items])
     plans: list[tuple[Profile, Plan]] = []
     test_names: dict[str, str] = {}
@@ -338,50 +344,49 @@ def run_profiles(
             planned = plan(
                 profile,
                 seed,
-                today=planned_on or today(),
+                today=planned_on,
                 any_values=resolver,
-                base_dir=base_dir,
+                base_dir=job.base_dir,
                 model=simulated_user_model(profile, override=user_model, default=llm.model),
                 prices=llm.prices,
             )
-        if replan is not None:
-            planned = replan(profile, planned)
-        reporter.profile_planned(profile, planned)
+        if job.replan is not None:
+            planned = job.replan(profile, planned)
+        reporter.log(f"{profile.name}: {len(planned.conversations)} conversation(s) to run")
         plans.append((profile, planned))
-    skip = set(done)
-    jobs: list[tuple[Profile, PlannedConversation, SpendTracker]] = []
+    skip = set(job.done)
+    tasks: list[tuple[Profile, PlannedConversation, SpendTracker]] = []
     for profile, planned in plans:
         spend = SpendTracker(profile.conversation.max_cost)
-        jobs += [
+        tasks += [
             (profile, conversation, spend)
             for conversation in planned.conversations
             if (profile.name, conversation.index) not in skip
         ]
     summary.planned = sum(len(planned.conversations) for _, planned in plans)
-    summary.already_done = summary.planned - len(jobs)
-    reporter.run_planned(plans, seed, summary.already_done)
-    serial_sink = _SerialSink(sink, reporter, summary)
-    gate = threading.BoundedSemaphore(chatbot_concurrency or concurrency)
+    summary.already_done = summary.planned - len(tasks)
+    reporter.artefact("plan", plan_document(plans, seed, planned_on, job.any_memory or {}))
+    reporter.stage("simulating")
+    reporter.progress(summary.already_done, summary.planned)
+    serial_sink = _SerialSink(job.sink, context, summary)
+    gate = threading.BoundedSemaphore(job.chatbot_concurrency or concurrency)
     run_id = uuid.uuid4().hex[:8]
 
-    def work(job: tuple[Profile, PlannedConversation, SpendTracker]) -> bool:
-        profile, planned, spend = job
+    def work(task: tuple[Profile, PlannedConversation, SpendTracker]) -> bool:
+        profile, planned, spend = task
         if cancel.cancelled or serial_sink.failure is not None:
             return False
         with gate:
             if cancel.cancelled:
                 return False
-            reporter.conversation_started(profile, planned)
             try:
                 record = _run_one(
                     simulator,
                     profile,
                     planned,
                     spend,
-                    connector_factory,
-                    cancel,
-                    reporter,
-                    technology,
+                    job,
+                    context,
                     f"{run_id}-{_slug(profile.name)}-{planned.index}",
                 )
             except LLMError as exc:
@@ -397,15 +402,15 @@ def run_profiles(
             raise
         return True
 
-    def work_and_clean(job: tuple[Profile, PlannedConversation, SpendTracker]) -> bool:
+    def work_and_clean(task: tuple[Profile, PlannedConversation, SpendTracker]) -> bool:
         try:
-            return work(job)
+            return work(task)
         finally:
-            if thread_cleanup is not None:
-                thread_cleanup()
+            if job.thread_cleanup is not None:
+                job.thread_cleanup()
 
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sensei") as pool:
-        futures = [pool.submit(work_and_clean, job) for job in jobs]
+        futures = [pool.submit(work_and_clean, task) for task in tasks]
         results = [future.exception() or future.result() for future in futures]
     if serial_sink.failure is not None:
         raise serial_sink.failure
@@ -433,14 +438,13 @@ def _run_one(
     profile: Profile,
     planned: PlannedConversation,
     spend: SpendTracker,
-    connector_factory: ConnectorFactory,
-    cancel: CancelToken,
-    reporter: RunReporter,
-    technology: str | None,
+    job: SenseiJob,
+    context: RunContext,
     conversation_id: str,
 ) -> ConversationRecord:
+    technology = job.technology
     try:
-        connector = connector_factory()
+        connector = job.connector_factory()
     except Exception as exc:  # noqa: BLE001 - a connector that cannot even be built fails this conversation only
         record = ConversationRecord(
             id=conversation_id,
@@ -461,11 +465,13 @@ def _run_one(
             profile,
             planned,
             connector,
-            cancel=cancel,
+            cancel=context.cancel,
             profile_spend=spend,
             conversation_id=conversation_id,
             technology=technology,
-            on_turn=reporter.turn,
+            on_turn=lambda record, turn: context.reporter.message(
+                turn.role, turn.text, conversation=record.id, profile=record.profile, index=record.index
+            ),
         )
     finally:
         with contextlib.suppress(Exception):  # closing is best effort; the record is already complete

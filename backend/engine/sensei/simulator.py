@@ -50,6 +50,7 @@ from typing import Any, NoReturn
 from pydantic import BaseModel, Field
 
 from engine.connectors.base import BotReply, Connector
+from engine.context import CancelToken
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
 from engine.llm import BudgetExceeded, LLMClient, LLMError, system, user
 from engine.sensei import prompts
@@ -62,14 +63,13 @@ from engine.sensei.hygiene import chatbot_names, clean_user_turn
 from engine.sensei.planner import PlannedConversation
 from engine.sensei.profile import Profile, Style
 from engine.sensei.scripted import SCRIPT_TURNS, apply_checks
-from engine.sensei.usage import Accumulator, CancelToken, SpendTracker, UsageTap
+from engine.sensei.usage import Accumulator, SpendTracker, UsageTap
 from engine.sensei.verdicts import inputs_not_conveyed
 from engine.sensei.verdicts import judge as decide_verdict
 
 __all__ = [
     "TAG_EXTRACT",
     "TAG_EXTRACT_QUOTES",
-    "CancelToken",
     "Simulator",
     "SimulatorSettings",
     "SpendTracker",

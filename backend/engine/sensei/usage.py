@@ -1,6 +1,6 @@
-"""What a conversation spends and whether it may go on: cancellation, profile budgets, usage per conversation.
+"""What a conversation spends: profile budgets and usage per conversation (cancellation is the run context's,
+`engine.context.CancelToken`).
 
-- `CancelToken`: set by whoever wants the run to stop; conversations check it between turns;
 - `SpendTracker`: the USD a group of conversations (a profile) spent, against its `max_cost`;
 - `UsageTap`: gives every conversation its own usage (calls, tokens, cost, calls by tag) while all of them share
   one LLM client, by attributing each ledger line to the conversation running on the calling thread.
@@ -15,20 +15,6 @@ from dataclasses import dataclass, field
 
 from engine.conversation import Usage
 from engine.llm import UsageLedger, UsageRecord
-
-
-class CancelToken:
-    """Set by whoever wants the run to stop; conversations check it between turns."""
-
-    def __init__(self) -> None:
-        self._event = threading.Event()
-
-    def cancel(self) -> None:
-        self._event.set()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._event.is_set()
 
 
 class SpendTracker:

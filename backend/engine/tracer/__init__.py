@@ -4,27 +4,24 @@ A LangGraph graph (`graph.build_graph(deps)`) with a typed, JSON-only state (`st
 every session and every phase so that an interrupted run resumes (`run.run_tracer`). Modules by kind:
 `config` (knobs), `model` (the functional model and the LLM's structured answers), `prompts` (every prompt),
 `similarity` (local shortlist and checks), `explore` / `consolidate` / `workflow` / `profiles` (the nodes),
-`artefacts` (the files), `reporter` (events and cancellation for the platform).
+`artefacts` (the files). Events and cancellation go through the run context (`engine.context`).
 """
 
 from engine.tracer.config import TracerConfig
-from engine.tracer.deps import TracerDeps, sensei_errors
+from engine.tracer.deps import TRACER_CANCELLED, TracerDeps, sensei_errors
 from engine.tracer.graph import build_graph
 from engine.tracer.model import Functionality, FunctionalModel, Output, Parameter
-from engine.tracer.reporter import NullReporter, RecordingReporter, Reporter, TracerCancelled
-from engine.tracer.run import TracerResult, run_tracer
+from engine.tracer.run import TracerJob, TracerResult, run_tracer
 
 __all__ = [
+    "TRACER_CANCELLED",
     "FunctionalModel",
     "Functionality",
-    "NullReporter",
     "Output",
     "Parameter",
-    "RecordingReporter",
-    "Reporter",
-    "TracerCancelled",
     "TracerConfig",
     "TracerDeps",
+    "TracerJob",
     "TracerResult",
     "build_graph",
     "run_tracer",

@@ -183,7 +183,9 @@ def resolve_candidates(
             survivor, absorbed = absorbed, survivor
         merge_nodes(model, survivor, absorbed, description)
         renamed[absorbed] = survivor
-        deps.reporter.functionality("merged", survivor, absorbed)
+        deps.context.reporter.event(
+            "functionality", {"event": "merged", "name": survivor, "detail": absorbed}
+        )
         logger.info("Merged %s into %s", absorbed, survivor)
 
     asked: list[Candidate] = []
@@ -309,7 +311,9 @@ def _add_extracted(
         if existing is None:
             model.functionalities.append(node)
             added.append(node.name)
-            deps.reporter.functionality("added", node.name, node.description)
+            deps.context.reporter.event(
+                "functionality", {"event": "added", "name": node.name, "detail": node.description}
+            )
         else:
             # Same name (or the name of a node merged earlier): seen again; no LLM needed to merge it.
             existing.parameters = union_parameters(existing.parameters, node.parameters)
@@ -393,13 +397,13 @@ def extract(deps: TracerDeps, state: TracerState) -> dict[str, object]:
         )
     for warning in warnings:
         logger.warning(warning)
-        deps.reporter.warning(warning)
+        deps.context.reporter.warning(warning)
     survivors = [name for name in added if model.get(name) is not None]
     explored = set(state.get("explored", []))
     queue = [name for name in state.get("queue", []) if model.get(name) is not None]
     # Depth-first: the first node found in this session is explored next, before older pending ones.
     queue += [name for name in reversed(survivors) if name not in explored and name not in queue]
-    deps.reporter.progress(done + 1, config.sessions)
+    deps.context.reporter.progress(done + 1, config.sessions)
     return {
         "model": model.model_dump(mode="json"),
         "sessions_done": done + 1,
@@ -434,7 +438,7 @@ def relocate(model: FunctionalModel, transcripts: list[Transcript]) -> None:
 def consolidate(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     """Refinement step 1: one global pass over all functionalities, each compared with its nearest neighbours
     (pairs judged once). If the LLM fails here, the open pairs are decided lexically and the run says so."""
-    deps.reporter.stage("consolidate")
+    deps.context.reporter.stage("consolidate")
     config = deps.config
     model = load_model(state)
     warnings: list[str] = []
@@ -459,7 +463,7 @@ def consolidate(deps: TracerDeps, state: TracerState) -> dict[str, object]:
             warnings.append(LEXICAL_NOTE)
     for warning in warnings:
         logger.warning(warning)
-        deps.reporter.warning(warning)
+        deps.context.reporter.warning(warning)
     relocate(model, state.get("transcripts", []))
     return {
         "stage": "classify",

@@ -1,4 +1,5 @@
-"""What the TRACER graph needs from outside: the LLM client, the connector, the profile validator, the reporter.
+"""What the TRACER graph needs from outside: the LLM client, the connector, the profile validator, the run context
+(reporter, cancel token).
 
 Built by the caller and handed to `build_graph(deps)`; nothing here is created at import time. The default
 profile validator is SENSEI's; tests may pass another one.
@@ -13,9 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.connectors import Connector
+from engine.context import RunContext
 from engine.llm import BudgetExceeded, LLMAuthError, LLMClient, LLMConfigError, LLMError
 from engine.tracer.config import TracerConfig
-from engine.tracer.reporter import CancelToken, NeverCancelled, NullReporter, Reporter
+
+TRACER_CANCELLED = "The TRACER run was cancelled; resume it to continue from the last checkpoint."
 
 ProfileValidator = Callable[[str], list[str]]
 """YAML text of a profile → its error messages (empty when the profile is valid)."""
@@ -50,8 +53,7 @@ class TracerDeps:
     llm: LLMClient
     connector: Connector
     config: TracerConfig = field(default_factory=TracerConfig)
-    reporter: Reporter = field(default_factory=NullReporter)
-    cancel: CancelToken = field(default_factory=NeverCancelled)
+    context: RunContext = field(default_factory=RunContext)
     validate_profile: ProfileValidator = sensei_errors
     clock: Callable[[], float] = time.time
 

@@ -20,9 +20,8 @@ from langgraph.types import Command
 from engine.connectors import BotReply, ConnectorError, SessionLost
 from engine.llm import LLMError, Message, assistant, system, user
 from engine.tracer import prompts
-from engine.tracer.deps import TracerDeps, survivable
+from engine.tracer.deps import TRACER_CANCELLED, TracerDeps, survivable
 from engine.tracer.model import FallbackVerdict, FunctionalModel, ProbeAnswer, RewrittenTurn
-from engine.tracer.reporter import check_cancel
 from engine.tracer.similarity import common_reply, fallback_similarity, sounds_like_assistant
 from engine.tracer.state import Ended, TracerState, Transcript, Turn
 
@@ -64,7 +63,7 @@ def probe(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     fails to answer (an HTTP 500, a timeout) is recorded as a warning and the others go on; only a chatbot
     that answers none of them stops the run.
     """
-    deps.reporter.stage("probe")
+    deps.context.reporter.stage("probe")
     connector = deps.connector
     warnings: list[str] = []
     errors: list[ConnectorError] = []
@@ -91,7 +90,7 @@ def probe(deps: TracerDeps, state: TracerState) -> dict[str, object]:
         nonsense: list[str] = []
         answered = [bool(greeting), hello_reply is not None]
         for text in prompts.PROBE_NONSENSE:
-            check_cancel(deps.cancel)
+            deps.context.check_cancel(TRACER_CANCELLED)
             ask("opening a conversation", new_conversation)
             reply = ask(f'"{text}"', partial(connector.send, text))
             answered.append(reply is not None)
@@ -112,7 +111,7 @@ def probe(deps: TracerDeps, state: TracerState) -> dict[str, object]:
         )
     for warning in warnings:
         logger.warning(warning)
-        deps.reporter.warning(warning)
+        deps.context.reporter.warning(warning)
     agreed = common_reply(nonsense)
     fallback = agreed or (probed.fallback.strip() if probed.fallback and probed.fallback.strip() else None)
     languages = [lang.strip().title() for lang in probed.languages if lang.strip()] or ["English"]
@@ -139,10 +138,10 @@ def select(deps: TracerDeps, state: TracerState) -> Command[Literal["converse", 
 
     Skipped entries cost nothing; only a session that actually runs counts towards `sessions`.
     """
-    check_cancel(deps.cancel)
+    deps.context.check_cancel(TRACER_CANCELLED)
     done = state.get("sessions_done", 0)
     total = deps.config.sessions
-    deps.reporter.progress(done, total)
+    deps.context.reporter.progress(done, total)
     if done >= total:
         return Command(goto="consolidate", update={"focus": None})
     model = load_model(state)
@@ -201,12 +200,12 @@ class _Session:
 
     def add(self, role: Literal["explorer", "chatbot"], text: str, *, fallback: bool = False) -> None:
         self.turns.append(Turn(role=role, text=text, fallback=fallback))
-        self.deps.reporter.message(self.number, role, text)
+        self.deps.context.reporter.message(role, text, session=self.number)
 
     def warn(self, text: str) -> None:
         logger.warning(text)
         self.warnings.append(text)
-        self.deps.reporter.warning(text)
+        self.deps.context.reporter.warning(text)
 
     def is_fallback(self, message: str, reply: str) -> bool:
         config = self.deps.config
@@ -280,7 +279,7 @@ class _Session:
         )
         fallbacks_in_row = errors_in_row = 0
         for index in range(config.turns):
-            check_cancel(deps.cancel)
+            deps.context.check_cancel(TRACER_CANCELLED)
             left = config.turns - index
             if errors_in_row:
                 nudge = prompts.ERROR_NUDGE.text

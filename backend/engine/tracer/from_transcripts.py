@@ -24,6 +24,7 @@ from typing import Any
 
 from engine.bots.understanding import detect_language
 from engine.connectors.base import BotReply, Connector
+from engine.context import RunContext
 from engine.llm import LLMClient
 from engine.tracer import consolidate as consolidation
 from engine.tracer import profiles, workflow
@@ -31,7 +32,6 @@ from engine.tracer.artefacts import usage_json, write_artefacts
 from engine.tracer.config import TracerConfig
 from engine.tracer.deps import TracerDeps
 from engine.tracer.model import FunctionalModel
-from engine.tracer.reporter import NullReporter, Reporter
 from engine.tracer.similarity import fallback_similarity
 from engine.tracer.state import ProfileRecord, TracerState, Transcript, Turn
 from engine.transcripts import Conversation
@@ -208,7 +208,7 @@ def model_from_transcripts(
     config: TracerConfig | None = None,
     sample: int = DEFAULT_SAMPLE,
     seed: int = 0,
-    reporter: Reporter | None = None,
+    context: RunContext | None = None,
     on_plan: Callable[[SamplingPlan], None] | None = None,
 ) -> TranscriptModel:
     """Extraction, consolidation, workflow inference and profiles over a sample of `conversations`."""
@@ -217,7 +217,7 @@ def model_from_transcripts(
     if on_plan is not None:
         on_plan(plan)
     config = config.model_copy(update={"sessions": max(1, len(plan.sampled))})
-    deps = TracerDeps(llm=llm, connector=_NoChatbot(), config=config, reporter=reporter or NullReporter())
+    deps = TracerDeps(llm=llm, connector=_NoChatbot(), config=config, context=context or RunContext())
     by_id = {c.id: c for c in conversations}
     fallback = infer_fallback([(t.role, t.text) for t in c.turns] for c in conversations)
     model = FunctionalModel(
@@ -239,7 +239,7 @@ def model_from_transcripts(
         "started_at": deps.clock(),
     }
     sessions: dict[int, str] = {}
-    deps.reporter.stage("explore")
+    deps.context.reporter.stage("explore")
     for number, conversation_id in enumerate(plan.sampled, start=1):
         sessions[number] = conversation_id
         state["pending"] = to_transcript(by_id[conversation_id], number, fallback, config.fallback_sure)

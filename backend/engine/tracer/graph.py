@@ -29,7 +29,7 @@ NodeFunction = Callable[[TracerDeps, TracerState], Any]
 
 def artefacts(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     """Write the files (when an output directory is configured) and mark the run done."""
-    deps.reporter.stage("artefacts")
+    deps.context.reporter.stage("artefacts")
     finished = deps.clock()
     out = deps.config.output_dir
     if out is not None:
@@ -42,7 +42,7 @@ def artefacts(deps: TracerDeps, state: TracerState) -> dict[str, object]:
             duration_s=finished - state.get("started_at", finished),
             warnings=state.get("warnings", []),
         )
-    deps.reporter.stage("done")
+    deps.context.reporter.stage("done")
     return {"stage": "done", "finished_at": finished}
 
 

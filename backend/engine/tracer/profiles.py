@@ -154,7 +154,7 @@ def fix_groups(model: FunctionalModel, groups: list[ProfileGroup], limit: int) -
 
 
 def group(deps: TracerDeps, state: TracerState) -> dict[str, object]:
-    deps.reporter.stage("profiles")
+    deps.context.reporter.stage("profiles")
     model = load_model(state)
     if not model.functionalities:
         return {"groups": [], "warnings": ["No functionality was found, so no profile can be written."]}
@@ -410,5 +410,5 @@ def write_profiles(deps: TracerDeps, state: TracerState) -> dict[str, object]:
                 )
             )
     for warning in warnings:
-        deps.reporter.warning(warning)
+        deps.context.reporter.warning(warning)
     return {"stage": "artefacts", "profiles": records, "usage": usage, "warnings": warnings}

@@ -1,8 +1,8 @@
-"""The one entry point of a TRACER run: `run_tracer(config, deps, run_id=..., checkpointer=...)`.
+"""The one entry point of a TRACER run: `run_tracer(TracerJob(config, deps, run_id, checkpointer), context)`.
 
 The run's checkpoints live under `thread_id = run_id`. Calling `run_tracer` again with the same run id and
 checkpointer continues an interrupted run from its last checkpoint; calling it for a finished run returns the
-stored result without doing anything again. The ledger's records are reported to `reporter.usage` as they
+stored result without doing anything again. The LLM's calls are reported to the context's usage sink as they
 happen; the result's usage comes from the state, so it also counts the calls made before a resume.
 """
 
@@ -16,13 +16,12 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from engine.llm import UsageRecord
+from engine.context import RunContext
 from engine.tracer.artefacts import usage_json
 from engine.tracer.config import TracerConfig
 from engine.tracer.deps import TracerDeps
 from engine.tracer.graph import build_graph
 from engine.tracer.model import FunctionalModel
-from engine.tracer.reporter import CancelToken, Reporter
 from engine.tracer.state import ProfileRecord, Transcript
 
 logger = logging.getLogger("engine.tracer")
@@ -49,33 +48,29 @@ class TracerResult:
         return bool(self.model.functionalities) and bool(self.valid_profiles)
 
 
-def run_tracer(
-    config: TracerConfig,
-    deps: TracerDeps,
-    *,
-    run_id: str,
-    checkpointer: BaseCheckpointSaver[Any],
-    reporter: Reporter | None = None,
-    cancel: CancelToken | None = None,
-) -> TracerResult:
-    """Run (or resume) TRACER for `run_id`. Raises `TracerCancelled`, `LLMError`s and `ConnectorError`s; the
+@dataclass(frozen=True)
+class TracerJob:
+    """One TRACER run: its settings, what it talks to (the LLM, the chatbot, the profile validator), the run's id
+    and where its checkpoints go."""
+
+    config: TracerConfig
+    deps: TracerDeps
+    run_id: str
+    checkpointer: BaseCheckpointSaver[Any]
+
+
+def run_tracer(job: TracerJob, context: RunContext | None = None) -> TracerResult:
+    """Run (or resume) TRACER for `job.run_id`. Raises `Cancelled`, `LLMError`s and `ConnectorError`s; the
     checkpoint keeps everything finished before the error, so the same call resumes the run."""
-    deps = replace(
-        deps,
-        config=config,
-        reporter=reporter if reporter is not None else deps.reporter,
-        cancel=cancel if cancel is not None else deps.cancel,
-    )
-    graph = build_graph(deps).compile(checkpointer=checkpointer)
+    config, run_id = job.config, job.run_id
+    context = context or job.deps.context
+    deps = replace(job.deps, config=config, context=context)
+    graph = build_graph(deps).compile(checkpointer=job.checkpointer)
     run_config: RunnableConfig = {
         "configurable": {"thread_id": run_id},
         "recursion_limit": 3 * config.sessions + 30,
     }
-
-    def report_usage(record: UsageRecord) -> None:
-        deps.reporter.usage(record.to_json())
-
-    deps.llm.ledger.subscribe(report_usage)
+    context.meter(deps.llm.ledger)
     snapshot = graph.get_state(run_config)
     resumed = bool(snapshot.values)
     if snapshot.next:

@@ -54,7 +54,7 @@ def _listing(model: FunctionalModel, *, with_hints: bool) -> str:
 
 def classify(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     """One call: transactional or informational (all functionalities are shown, not only the first few)."""
-    deps.reporter.stage("classify")
+    deps.context.reporter.stage("classify")
     model = load_model(state)
     if not model.functionalities:
         model.chatbot_type = "unknown"
@@ -148,7 +148,7 @@ def apply_workflow(model: FunctionalModel, answer: WorkflowAnswer) -> list[str]:
 
 def workflow(deps: TracerDeps, state: TracerState) -> dict[str, object]:
     """One call over every functionality (children included), with the prompt for the chatbot's type."""
-    deps.reporter.stage("workflow")
+    deps.context.reporter.stage("workflow")
     model = load_model(state)
     warnings: list[str] = []
     with deps.usage_delta() as usage:
@@ -184,5 +184,5 @@ def workflow(deps: TracerDeps, state: TracerState) -> dict[str, object]:
                 warnings += break_cycles(model)
     for warning in warnings:
         logger.warning(warning)
-        deps.reporter.warning(warning)
+        deps.context.reporter.warning(warning)
     return {"stage": "profiles", "model": model.model_dump(mode="json"), "usage": usage, "warnings": warnings}

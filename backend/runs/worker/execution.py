@@ -1,9 +1,8 @@
-"""TRACER, SENSEI, check and bench runs (security, drafts and shrink have modules of their own), from a run row
-to stored results: build the engine's dependencies in the worker, call the engine's one entry point, and file what
-it produced.
+"""TRACER, SENSEI, check and bench runs, from a run row to stored results: build the engine's job in the worker,
+call the engine's one entry point with the run's context (`runs.worker.reporting.run_context`), and file what it produced.
 
-Each function takes the claimed `Run` and returns the run's `result`; runs.worker.bookkeeping owns the status.
-They are safe to call again for the same run after a crash: TRACER resumes from its checkpoint, SENSEI skips the
+Each function takes the claimed `Run` and returns the run's `result`; runs.worker.bookkeeping owns the status. They are
+safe to call again for the same run after a crash: TRACER resumes from its checkpoint, SENSEI skips the
 conversations already stored, and a check run and a bench replace what they stored.
 """
 
@@ -20,40 +19,37 @@ from engine.check import GatewayJudge, check
 from engine.check.rules import parse_rule
 from engine.connectors import create_connector, validate_config
 from engine.connectors.pacing import pacing_of
+from engine.context import Cancelled
 from engine.conversation import ConversationRecord
 from engine.errors import ParleyError
-from engine.evaluation import BenchCancelled, BenchConfig, run_bench
+from engine.evaluation import BenchConfig, BenchJob, run_bench
 from engine.evaluation.report import render_markdown
 from engine.llm import LLMClient
 from engine.regression import Repeats, reliability, run_data
-from engine.sensei import load_profile, new_seed, plan_document, run_profiles
+from engine.sensei import SenseiJob, load_profile, new_seed, run_profiles
 from engine.sensei.personalities import Personality as EnginePersonality
-from engine.tracer import TracerConfig, TracerDeps, run_tracer
+from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 from engine.tracer.artefacts import graph_json, model_json, report_md
-from engine.tracer.reporter import TracerCancelled
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
 from runs.verdict_counts import sensei_verdicts
 from runs.worker import deps
 from runs.worker.checkpoints import checkpointer
 from runs.worker.replay import replay_for, save_replay
-from runs.worker.reporting import BenchProgress, RunCancel, RunRecorder
+from runs.worker.reporting import RunRecorder, recorder_of, run_context
 from workspace.models import Profile, Rule
 from workspace.validation import validate_personality, validate_profile
 
 
-class RunCancelled(ParleyError):
-    code = "cancelled"
-
-
 def _finish_cancelled(recorder: RunRecorder, result: dict[str, Any]) -> dict[str, Any]:
     recorder.touch(result=result)
-    raise RunCancelled("The run was cancelled; what it finished is kept.")
+    raise Cancelled("The run was cancelled; what it finished is kept.")
 
 
 # -- TRACER ---------------------------------------------------------------------------------------------------
 def execute_tracer(run: Run) -> dict[str, Any]:
     project = run.project
-    recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
+    context = run_context(run.pk)
+    recorder = recorder_of(context)
     config = TracerConfig(
         sessions=run.input["sessions"],
         turns=run.input["turns"],
@@ -68,15 +64,9 @@ def execute_tracer(run: Run) -> dict[str, Any]:
         checkpointer() as saver,
     ):
         try:
-            result = run_tracer(
-                config,
-                TracerDeps(llm=llm, connector=connector),
-                run_id=f"run-{run.pk}",
-                checkpointer=saver,
-                reporter=recorder,
-                cancel=cancel,
-            )
-        except TracerCancelled:
+            job = TracerJob(config, TracerDeps(llm=llm, connector=connector), f"run-{run.pk}", saver)
+            result = run_tracer(job, context)
+        except Cancelled:
             return _finish_cancelled(recorder, {})
     with transaction.atomic():
         artefacts = {
@@ -128,7 +118,8 @@ def execute_sensei(run: Run) -> dict[str, Any]:
     A repeated attempt re-plans from the stored plan (same seed, date and any() values) and skips what is
     stored."""
     project = run.project
-    recorder, cancel = _SenseiRecorder(run), RunCancel(run.pk)
+    context = run_context(run.pk)
+    recorder = recorder_of(context)
     seed = _run_seed(run)
     personalities = _personalities(run)
     profiles = []
@@ -144,9 +135,10 @@ def execute_sensei(run: Run) -> dict[str, Any]:
     previous = Artefact.objects.filter(run=run, name=Artefact.Name.PLAN).values_list("content", flat=True)
     replaying = replay_for(run)  # a re-run plans what its source planned, and answers from its LLM calls
     memory = previous.first() or replaying.plan_memory
-    recorder.any_values = dict(memory.get("any_values") or {})
+    any_values = dict(
+        memory.get("any_values") or {}
+    )  # filled by this attempt's any() values, filed in its plan
     planned_on = date.fromisoformat(memory["planned_on"]) if memory.get("planned_on") else date.today()
-    recorder.planned_on = planned_on
     repeats = Repeats(run.input.get("repeats") or 1)  # each planned conversation k times (flakiness)
 
     def sink(record: ConversationRecord) -> None:
@@ -168,7 +160,6 @@ def execute_sensei(run: Run) -> dict[str, Any]:
     # The simulated user plays each profile's llm.model, else the project's simulation model (D6).
     with deps.llm_client(project, project.simulation_model(), recorder=recorder) as plain:
         llm = replaying.replay.wrap(plain)  # every run records its LLM calls (D24)
-        llm.ledger.subscribe(lambda usage: recorder.usage(usage.to_json()))
         connector_config, guard = deps.connector_config(project.connector), deps.egress_guard()
         concurrency = run.input.get("concurrency", 4)
         sessions = pacing_of(validate_config(connector_config)).max_sessions
@@ -177,24 +168,24 @@ def execute_sensei(run: Run) -> dict[str, Any]:
                 f"The connector allows {sessions} conversation(s) with the chatbot at once (its max_sessions), "
                 f"so at most {sessions} of the {concurrency} conversations asked for run at the same time."
             )
-        summary = run_profiles(
+        job = SenseiJob(
             profiles,
             lambda: create_connector(connector_config, guard),
             llm,
+            sink=sink,
             judge=llm.for_model(deps.judge_model(project)),  # goal checks and extraction
             concurrency=concurrency,
             seed=seed,
-            sink=sink,
-            reporter=recorder,
-            cancel=cancel,
             technology=project.connector.technology,
             planned_on=planned_on,
-            any_memory=recorder.any_values,
+            any_memory=any_values,
             done=stored,
             user_model=run.input.get("model"),
             replan=repeats.plan,
             thread_cleanup=connections.close_all,  # each worker thread closes its own database connection
         )
+        # The engine files the plan (artefact "plan") before the first conversation: a resumed attempt plans alike.
+        summary = run_profiles(job, context)
     result = _sensei_result(run)
     result["models"] = llm.ledger.to_json()["models_by_tag"]  # per role (tag), the models actually called
     result["replay"] = save_replay(run, replaying, recorder.scrub)
@@ -202,24 +193,6 @@ def execute_sensei(run: Run) -> dict[str, Any]:
         return _finish_cancelled(recorder, result)
     recorder.touch(stage="done")
     return result
-
-
-class _SenseiRecorder(RunRecorder):
-    """The run's recorder, which also files the plan (with the any() values it used) before the first
-    conversation, so that a resumed attempt can plan the same conversations again."""
-
-    def __init__(self, run: Run) -> None:
-        super().__init__(run.pk)
-        self.run = run
-        self.any_values: dict[str, list[str]] = {}
-        self.planned_on = date.today()
-
-    def run_planned(self, plans: Any, seed: int, done: int) -> None:
-        content = plan_document(plans, seed, self.planned_on, self.any_values)
-        Artefact.objects.update_or_create(
-            run=self.run, name=Artefact.Name.PLAN, defaults={"content": content}
-        )
-        super().run_planned(plans, seed, done)
 
 
 def _run_seed(run: Run) -> int:
@@ -281,14 +254,17 @@ def execute_check(run: Run) -> dict[str, Any]:
         ConversationRecord.model_validate(row.record)
         for row in Conversation.objects.filter(run_id__in=run.input["sensei_runs"], run__project=project)
     ]
-    RunRecorder(run.pk).touch(stage="checking", progress_total=len(rules))
+    context = run_context(run.pk)
+    recorder = recorder_of(context)
+    recorder.touch(progress_total=len(rules), progress_done=0)
     judge = None
     if project.llm_key_id and project.judge_model:
-        with deps.llm_client(project, project.judge_model, recorder=RunRecorder(run.pk)) as llm:
+        with deps.llm_client(project, project.judge_model, recorder=recorder) as llm:
+            context.meter(llm.ledger)
             judge = GatewayJudge(llm)
-            report = check(rules, records, judge)
+            report = check(rules, records, judge, context=context)
     else:
-        report = check(rules, records)
+        report = check(rules, records, context=context)
     existing = set(
         Rule.objects.filter(pk__in=[rule_id for _, rule_id in parsed]).values_list("pk", flat=True)
     )
@@ -308,7 +284,7 @@ def execute_check(run: Run) -> dict[str, Any]:
                 errors=rule.errors,
                 report=rule.model_dump(mode="json"),
             )
-    RunRecorder(run.pk).touch(stage="done", progress_done=len(rules))
+    recorder.touch(stage="done", progress_done=len(rules))
     return {"ok": report.ok, "conversations": len(records), **report.totals()}
 
 
@@ -319,8 +295,8 @@ def execute_bench(run: Run) -> dict[str, Any]:
     model as the judge of TRACER's functionalities. Every LLM client of the run draws from one budget; nothing
     is resumed after a crash."""
     project = run.project
-    recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
-    progress = BenchProgress(recorder)
+    context = run_context(run.pk)
+    recorder = recorder_of(context)
     budget = deps.project_budget(project)
     key = project.llm_key
     config = BenchConfig(
@@ -340,13 +316,11 @@ def execute_bench(run: Run) -> dict[str, Any]:
     state = deps.provider_state(project, recorder)  # one for every phase: a refusal is paid once per run
 
     def llm_factory(role: str) -> LLMClient:
-        client = deps.new_llm_client(project, project.exploration_model, budget=budget, state=state)
-        client.ledger.subscribe(progress.llm_call)
-        return client
+        return deps.new_llm_client(project, project.exploration_model, budget=budget, state=state)
 
     try:
-        result = run_bench(config, llm_factory, reporter=progress, cancel=cancel)
-    except BenchCancelled:
+        result = run_bench(BenchJob(config, llm_factory), context)  # the bench meters every client it builds
+    except Cancelled:
         return _finish_cancelled(recorder, {})
     finally:
         deps.remember_capabilities(project, state)

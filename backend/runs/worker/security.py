@@ -11,57 +11,27 @@ an LLM key runs the campaign offline (built-in tasks, oracles decided in code). 
 from __future__ import annotations
 
 import contextlib
-from collections import Counter
 from typing import Any
 
 from django.db import IntegrityError
 
 from accounts.models import LLMKey
 from engine.connectors import create_connector
+from engine.context import Cancelled
 from engine.errors import ParleyError
 from engine.llm import Budget
 from engine.security import (
     AttemptRecord,
-    CampaignReporter,
+    CampaignJob,
     State,
-    TranscriptTurn,
     identity_from_profile,
     load_campaign,
     run_campaign,
 )
 from engine.yamlguard import load_yaml
-from runs.models import Run, RunEvent, SecurityAttempt
+from runs.models import Run, SecurityAttempt
 from runs.worker import deps
-from runs.worker.reporting import MAX_TEXT, RunCancel, RunRecorder
-
-
-class SecurityCancelled(ParleyError):
-    code = "cancelled"
-
-
-class _Progress(CampaignReporter):
-    """The campaign's progress as run fields and events: attempts done, verdict counts, the live transcript."""
-
-    def __init__(self, recorder: RunRecorder) -> None:
-        self.recorder = recorder
-        self.counts: Counter[str] = Counter()
-
-    def planned(self, total: int, seed: int) -> None:
-        self.recorder.touch(stage="attacking", progress_total=total, progress_done=0, counters={})
-
-    def attempt_started(self, attack: str, index: int) -> None:
-        self.recorder.touch()
-
-    def turn(self, attempt: str, turn: TranscriptTurn) -> None:
-        data = {"attempt": attempt, "role": turn.role, "phase": turn.phase, "text": turn.text[:MAX_TEXT]}
-        self.recorder.event(RunEvent.Type.MESSAGE, data)
-
-    def attempt_finished(self, record: AttemptRecord, done: int, total: int) -> None:
-        self.counts[record.verdict] += 1
-        data = {"attempt": record.id, "attack": record.attack_id, "verdict": record.verdict, "done": done}
-        self.recorder.event(
-            RunEvent.Type.PROGRESS, data, progress_done=done, progress_total=total, counters=dict(self.counts)
-        )
+from runs.worker.reporting import recorder_of, run_context
 
 
 def _states(tracer: dict[str, Any] | None) -> list[State] | None:
@@ -92,7 +62,8 @@ def _budget(run: Run, max_cost: float | None) -> Budget | None:
 
 def execute_security(run: Run) -> dict[str, Any]:
     project = run.project
-    recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
+    context = run_context(run.pk)
+    recorder = recorder_of(context)
     loaded = load_campaign(run.input["campaign"]["text"])
     if loaded.campaign is None or not loaded.ok:
         first = next((p.message for p in loaded.problems if p.is_error), "it has errors")
@@ -127,9 +98,8 @@ def execute_security(run: Run) -> dict[str, Any]:
         llm = deps.new_llm_client(
             project, project.exploration_model, budget=_budget(run, campaign.max_cost), state=state
         )
-        llm.ledger.subscribe(lambda usage: recorder.usage(usage.to_json()))
     try:
-        result = run_campaign(
+        job = CampaignJob(
             campaign,
             lambda: create_connector(config, guard),
             llm=llm,
@@ -138,12 +108,11 @@ def execute_security(run: Run) -> dict[str, Any]:
             identities=identities,
             seed=run.input["seed"],
             sink=sink,
-            reporter=_Progress(recorder),
-            cancel=cancel,
             scrub=recorder.scrub,
             states=_states(run.input.get("tracer")),
             volatile=config.volatile,
         )
+        result = run_campaign(job, context)
     finally:
         if llm is not None and state is not None:
             llm.close()
@@ -152,6 +121,6 @@ def execute_security(run: Run) -> dict[str, Any]:
     document = {"ok": result.breaches == 0, "breaches": result.breaches, "campaign": campaign.name, **summary}
     if result.stopped == "cancelled":
         recorder.touch(result=document)
-        raise SecurityCancelled("The run was cancelled; the attempts it finished are kept.")
+        raise Cancelled("The run was cancelled; the attempts it finished are kept.")
     recorder.touch(stage="done")
     return document

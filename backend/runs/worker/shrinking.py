@@ -1,7 +1,7 @@
 """The `shrink` run's worker side: shrink one failed conversation with the engine's entry point and pin it.
 
 `execute_shrink` calls `engine.regression.shrink.shrink_record` — the CLI's entry point — with the project's
-connector; the LLM is opened only when no code rule turns the failure into a check and the project has a key. A
+connector and the run's context (its stages as run events, a cancel between them); the LLM is opened only when no code rule turns the failure into a check and the project has a key. A
 failure that reproduces is saved as a scripted profile in the project's test center, named after the failure;
 the profile's `source_run` is the shrink run, whose input names the SENSEI run and the conversation, and its
 YAML's first line says both. The views are in `runs.http.shrink_views`.
@@ -16,11 +16,12 @@ from django.db import transaction
 from engine.connectors import create_connector
 from engine.conversation import ConversationRecord
 from engine.errors import ParleyError
-from engine.regression.shrink import ShrinkError, ShrinkResult, derive_failure, shrink_record
+from engine.regression.shrink import ShrinkError, ShrinkJob, ShrinkResult, derive_failure, shrink_record
 from engine.sensei import load_profile
 from runs.models import Conversation, Run
 from runs.worker import deps
 from runs.worker.drafting import free_name
+from runs.worker.reporting import run_context
 from workspace.models import Profile
 from workspace.validation import validate_profile
 
@@ -65,12 +66,13 @@ def execute_shrink(run: Run) -> dict[str, Any]:
         needs_llm = False
     except ShrinkError:
         needs_llm = project.llm_key_id is not None and bool(deps.judge_model(project))
+    context = run_context(run.pk)
     try:
         if needs_llm:  # the LLM only derives a check no code rule gives (and it is validated like a user's)
             with deps.llm_client(project, deps.judge_model(project)) as llm:
-                result = shrink_record(record, factory, llm=llm, **options)
+                result = shrink_record(ShrinkJob(record, factory, llm=llm, **options), context)
         else:
-            result = shrink_record(record, factory, **options)
+            result = shrink_record(ShrinkJob(record, factory, **options), context)
     except ShrinkError as exc:
         raise ParleyError(exc.user_message) from None
     data = result.model_dump(mode="json")

@@ -1,7 +1,7 @@
 """Shrink a failed conversation to the shortest script that still fails, and pin it as an LLM-free test (D33).
 
-`shrink_record(record, factory, ...)` is the one entry point of the CLI (`parley sensei shrink`) and the
-platform's `shrink` runs:
+`shrink_record(ShrinkJob(record, factory, ...), context)` is the one entry point of the CLI (`parley sensei
+shrink`) and the platform's `shrink` runs:
 
 1. derive the check that captures the failure (`failure`: code rules first, the LLM only when none fits);
 2. replay the original user turns up to the failing one, k of n times: a failure that does not come back is
@@ -10,14 +10,18 @@ platform's `shrink` runs:
 4. replay the minimal script n more times for its reproduction rate, and write the pinned scripted profile
    (`result`); `bugreport` renders it for a developer (Markdown, JUnit).
 
-Shrinking sends real requests: `SHRINK_WARNING` says so, and the caller prints it.
+Shrinking sends real requests: `SHRINK_WARNING` says so, and the caller prints it. The run context
+(`engine.context`) gets the stages ("reproducing", "shrinking", "confirming") and the LLM's usage; a cancel
+between stages raises `Cancelled`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import date
 
+from engine.context import RunContext
 from engine.conversation import ConversationRecord
 from engine.llm import LLMClient
 from engine.regression.shrink.failure import FailureCheck, ShrinkError, derive_failure
@@ -51,6 +55,7 @@ __all__ = [
     "Replayer",
     "Reproduction",
     "ShrinkError",
+    "ShrinkJob",
     "ShrinkResult",
     "derive_failure",
     "replay",
@@ -60,6 +65,23 @@ __all__ = [
 DEFAULT_REPLAYS = 3
 DEFAULT_NEEDED = 2
 DEFAULT_MAX_CHATBOT_CALLS = 200
+SHRINK_CANCELLED = "The shrink was cancelled; nothing was pinned."
+
+
+@dataclass(frozen=True)
+class ShrinkJob:
+    """One failed conversation to shrink against the chatbot `factory` builds: each candidate script is replayed
+    `replays` times and must fail `needed` times, within `max_chatbot_calls` calls in all. `output_types` are the
+    types of the profile's outputs; `llm` derives a check no code rule gives (None: code rules only)."""
+
+    record: ConversationRecord
+    factory: ConnectorFactory
+    replays: int = DEFAULT_REPLAYS
+    needed: int = DEFAULT_NEEDED
+    max_chatbot_calls: int = DEFAULT_MAX_CHATBOT_CALLS
+    output_types: Mapping[str, OutputType] | None = None
+    llm: LLMClient | None = None
+    today: date | None = None
 
 
 def _transcript(messages: list[str], replayed: Replayed) -> list[ReplayedTurn]:
@@ -74,24 +96,19 @@ def _transcript(messages: list[str], replayed: Replayed) -> list[ReplayedTurn]:
     return turns
 
 
-def shrink_record(
-    record: ConversationRecord,
-    factory: ConnectorFactory,
-    *,
-    replays: int = DEFAULT_REPLAYS,
-    needed: int = DEFAULT_NEEDED,
-    max_chatbot_calls: int = DEFAULT_MAX_CHATBOT_CALLS,
-    output_types: Mapping[str, OutputType] | None = None,
-    llm: LLMClient | None = None,
-    today: date | None = None,
-) -> ShrinkResult:
-    """Shrink `record` (a failed conversation) against the chatbot `factory` builds; see the module docstring.
-    A `ShrinkError` says why a record cannot be shrunk (not failed, no user turn, no check derivable)."""
+def shrink_record(job: ShrinkJob, context: RunContext | None = None) -> ShrinkResult:
+    """Shrink `job.record` (a failed conversation); see the module docstring. A `ShrinkError` says why a record
+    cannot be shrunk (not failed, no user turn, no check derivable)."""
+    context = context if context is not None else RunContext()
+    record, factory, replays, needed = job.record, job.factory, job.replays, job.needed
+    max_chatbot_calls, llm, today = job.max_chatbot_calls, job.llm, job.today
+    if llm is not None:
+        context.meter(llm.ledger)
     if not 1 <= needed <= replays:
         raise ShrinkError(f"needed ({needed}) must be between 1 and the number of replays ({replays}).")
     day = today or date.today()
     calls_before = llm.ledger.to_json().get("calls", 0) if llm is not None else 0
-    failure = derive_failure(record, output_types=output_types, llm=llm, today=day)
+    failure = derive_failure(record, output_types=job.output_types, llm=llm, today=day)
     llm_calls = (llm.ledger.to_json().get("calls", 0) if llm is not None else 0) - calls_before
     users = record.user_phrases
     original = users[: failure.failing_step + 1]
@@ -112,6 +129,8 @@ def shrink_record(
     _, checker = pinned_yaml(name, original[-1:], failure, greet=greet, origin="")
     replayer = Replayer(factory, failure, checker, greet, replays, needed, max_chatbot_calls, today=day)
     warnings = [SHRINK_WARNING]
+    context.check_cancel(SHRINK_CANCELLED)
+    context.reporter.stage("reproducing")
     try:
         first = replayer.attempt(tuple(original))
     except CapReached:
@@ -124,7 +143,11 @@ def shrink_record(
         warnings.append(f"The failure did not reproduce ({why}, {needed} needed): nothing pinned.")
     else:
         replayer.remember(tuple(original), first)
+        context.check_cancel(SHRINK_CANCELLED)
+        context.reporter.stage("shrinking")
         script = shrink_messages(original, replayer)
+        context.check_cancel(SHRINK_CANCELLED)
+        context.reporter.stage("confirming")
         try:
             final = replayer.attempt(tuple(script), early_stop=False)
         except CapReached:

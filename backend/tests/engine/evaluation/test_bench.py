@@ -13,7 +13,7 @@ import pytest
 from engine.bots.definition import definition_data, parse_definition
 from engine.bots.mutation import Mutant
 from engine.bots.registry import BOTS, definition_text
-from engine.evaluation import BenchConfig, run_bench
+from engine.evaluation import BenchConfig, BenchJob, run_bench
 
 from .conftest import bench_factory
 
@@ -61,7 +61,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Pat
         temperature=0.0,
     )
     extra = {"pizza": [equivalent_mutant("pizza")], "bike": [crash_on_turn_2()]}
-    result = run_bench(config, bench_factory(roles), extra_mutants=extra)
+    result = run_bench(BenchJob(config, bench_factory(roles), extra_mutants=extra))
     return result.data, out, roles
 
 
@@ -257,22 +257,10 @@ def test_files_report_and_roles(bench: tuple[dict[str, Any], Path, list[str]]) -
 
 
 def test_a_cancel_during_tracer_stops_the_bench() -> None:
-    from engine.evaluation import BenchCancelled
-    from engine.sensei import CancelToken
+    from engine.context import Cancelled, RunContext
+    from tests.engine.cancelling import CancelAfter
 
-    class CancelOnSecondAsk(CancelToken):
-        """Not cancelled when the bench starts; cancelled once TRACER asks between its steps."""
-
-        def __init__(self) -> None:
-            super().__init__()
-            self.asked = 0
-
-        @property
-        def cancelled(self) -> bool:
-            self.asked += 1
-            return self.asked > 1
-
-    token = CancelOnSecondAsk()
+    token = CancelAfter(1)  # not when the bench starts; once TRACER asks between its steps
     config = BenchConfig(
         bots=("pizza",),
         sessions=2,
@@ -282,6 +270,6 @@ def test_a_cancel_during_tracer_stops_the_bench() -> None:
         today=TODAY,
         matcher="lexical",
     )
-    with pytest.raises(BenchCancelled):
-        run_bench(config, bench_factory([]), cancel=token)
+    with pytest.raises(Cancelled, match="The bench run was cancelled"):
+        run_bench(BenchJob(config, bench_factory([])), RunContext(cancel=token))
     assert token.asked >= 2

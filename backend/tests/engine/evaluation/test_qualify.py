@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.evaluation.qualify import choose_partner, qualify, recommend
+from engine.evaluation.qualify import QualifyJob, choose_partner, qualify, recommend
 from engine.evaluation.qualify_plan import Size, Thresholds, parse_candidates, verdict
 from engine.evaluation.totals import beside_controls
 
@@ -22,7 +22,7 @@ TIME_FIELDS = {"latency_s_mean", "seconds_per_kill"}
 def _run(models: str, out: Path, *, seed: int = 0, **kwargs: Any) -> dict[str, Any]:
     candidates = parse_candidates(models, local_url=LOCAL)
     partner = choose_partner(candidates, {}, kwargs.pop("partner", None))
-    return qualify(
+    job = QualifyJob(
         candidates,
         size="test",
         plan=PLAN,
@@ -32,6 +32,7 @@ def _run(models: str, out: Path, *, seed: int = 0, **kwargs: Any) -> dict[str, A
         thresholds=Thresholds(),
         **kwargs,
     )
+    return qualify(job)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,8 @@ import pytest
 
 from engine.conversation import ConversationError, ConversationRecord, Turn
 from engine.evaluation.findings import ConversationFindings, OutOfRangeUse, conversation_findings
-from engine.evaluation.scoring import false_alarms, mutant_outcome, not_run, scores, wilson
+from engine.evaluation.scoring import false_alarms, mutant_outcome, not_run, scores
+from engine.intervals import wilson
 
 KINDS = {"outputs_price": "output", "faq_answers": "faq", "model_options_size": "model"}
 
@@ -220,7 +221,7 @@ def test_scores_per_bot_and_operator_and_the_thesis_rule_beside() -> None:
     automatic = data["automatic"]
     assert (automatic["killed"], automatic["scored"], automatic["score"]) == (1, 3, 33.33)
     assert automatic["stillborn"] == 1
-    assert automatic["ci95"] == wilson(1, 3)
+    assert automatic["ci95"] == wilson(1, 3).percent_bounds()
     assert automatic["per_repeat"] == [33.33]
     assert automatic["per_bot"]["pizza"]["score"] == 50.0
     assert automatic["per_bot"]["bike"]["score"] == 0.0
@@ -228,13 +229,6 @@ def test_scores_per_bot_and_operator_and_the_thesis_rule_beside() -> None:
     assert automatic["per_operator"]["crash-on-value"]["scored"] == 2
     assert data["thesis_rule"]["automatic"]["killed"] == 2  # the shared unmet goal kills the thesis's way
     assert data["with_oracles"]["score"] == 33.33
-
-
-def test_wilson_intervals() -> None:
-    assert wilson(0, 0) is None
-    assert wilson(5, 10) == [23.66, 76.34]
-    assert wilson(10, 10) == [72.25, 100.0]
-    assert wilson(0, 10) == [0.0, 27.75]
 
 
 def test_false_alarms_list_the_signatures_behind_them() -> None:

@@ -17,7 +17,7 @@ from engine.connectors import create_connector
 from engine.connectors.base import RetryPolicy
 from engine.egress import EgressGuard, EgressPolicy
 from engine.regression import Repeats, reliability, reliability_text, run_data
-from engine.sensei import run_profiles
+from engine.sensei import SenseiJob, run_profiles
 from tests.engine.sensei.conftest import TODAY, profile_from
 from tests.engine.sensei.test_scripted import ORDER, _forbidden_llm
 
@@ -93,16 +93,18 @@ def _scripted_repeats(faults: Faults, k: int = 3, number: int = 6) -> list[Any]:
     fast = RetryPolicy(attempts=1, first_wait_s=0)
     with server:
         run_profiles(
-            [profile_from(text)],
-            lambda: create_connector(
-                {"technology": "taskyto", "base_url": server.base_url}, GUARD, retry=fast
-            ),
-            llm,
-            sink=lambda r: records.append(repeats.tag(r)),
-            seed=5,
-            concurrency=1,  # one order of turns, so the seeded fault fails the same turns every time
-            replan=repeats.plan,
-            today=lambda: TODAY,
+            SenseiJob(
+                [profile_from(text)],
+                lambda: create_connector(
+                    {"technology": "taskyto", "base_url": server.base_url}, GUARD, retry=fast
+                ),
+                llm,  # one order of turns, so the seeded fault fails the same turns every time
+                replan=repeats.plan,
+                sink=lambda r: records.append(repeats.tag(r)),
+                seed=5,
+                concurrency=1,
+                today=lambda: TODAY,
+            )
         )
     assert model.calls == 0
     return records

@@ -8,7 +8,7 @@ from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
 from engine.llm.testing import ScriptedChatModel
 from engine.regression import Repeats, compare, repeat_seed, run_data
-from engine.sensei import load_profile, plan, run_profiles
+from engine.sensei import SenseiJob, load_profile, plan, run_profiles
 from engine.sensei.simulator import TAG_USER_TURN
 from tests.engine.sensei.conftest import FAST_RETRY, FakeBot
 
@@ -76,13 +76,15 @@ def run(bot_factory, k: int) -> list:
     repeats = Repeats(k)
     with llm(k) as client:
         summary = run_profiles(
-            [profile()],
-            bot_factory,
-            client,
-            concurrency=1,
-            seed=5,
-            sink=lambda record: records.append(repeats.tag(record)),
-            replan=repeats.plan,
+            SenseiJob(
+                [profile()],
+                bot_factory,
+                client,
+                concurrency=1,
+                seed=5,
+                sink=lambda record: records.append(repeats.tag(record)),
+                replan=repeats.plan,
+            )
         )
     assert summary.planned == 3 * k
     return records

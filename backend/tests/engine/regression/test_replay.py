@@ -16,7 +16,7 @@ from engine.llm import LLMClient, ProviderConfig, UsageLedger, user
 from engine.llm.testing import ScriptedChatModel
 from engine.llm.testing.fake_server import running_fake_server
 from engine.regression.replay import Normaliser, Recording, Replay, load_replay_source
-from engine.sensei import load_profile, run_profiles
+from engine.sensei import SenseiJob, load_profile, run_profiles
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN
 from tests.engine.sensei.conftest import FAST_RETRY, FakeBot
 
@@ -112,7 +112,11 @@ def run(bot, replay: Replay, ledger: UsageLedger) -> list:
         TAG_EXTRACT: {"json": {"opening": "09:00"}},
     }
     with client(script, ledger) as plain:
-        run_profiles([profile], lambda: bot(), replay.wrap(plain), concurrency=1, seed=4, sink=records.append)
+        run_profiles(
+            SenseiJob(
+                [profile], lambda: bot(), replay.wrap(plain), concurrency=1, seed=4, sink=records.append
+            )
+        )
     return records
 
 

@@ -11,11 +11,13 @@ import pytest
 
 from engine.bots.connector import BotConnector
 from engine.connectors import BotReply, ChatbotHTTPError, Connector
+from engine.context import Cancelled, RecordingReporter, RunContext
 from engine.conversation import ConversationRecord, OutputEvidence, Turn
-from engine.regression.shrink import ShrinkError, derive_failure, shrink_record
-from engine.sensei import run_profiles
+from engine.regression.shrink import ShrinkError, ShrinkJob, derive_failure, shrink_record
+from engine.sensei import SenseiJob, run_profiles
 from engine.sensei.errors import error
 from engine.sensei.verdicts import judge
+from tests.engine.cancelling import CancelAfter
 from tests.engine.sensei.conftest import TODAY, make_llm, profile_from  # noqa: F401 - make_llm is a fixture
 from tests.engine.sensei.test_scripted import _forbidden_llm
 
@@ -47,12 +49,14 @@ def _play(text: str, mutant: str | None, bot: str = "pizza") -> ConversationReco
     llm, model = _forbidden_llm()
     records: list[Any] = []
     run_profiles(
-        [profile_from(text)],
-        lambda: BotConnector(bot, mutant=mutant),
-        llm,
-        sink=records.append,
-        seed=1,
-        today=lambda: TODAY,
+        SenseiJob(
+            [profile_from(text)],
+            lambda: BotConnector(bot, mutant=mutant),
+            llm,
+            sink=records.append,
+            seed=1,
+            today=lambda: TODAY,
+        )
     )
     assert model.calls == 0
     (record,) = records
@@ -72,7 +76,7 @@ def test_a_failed_check_deep_in_an_order_shrinks_and_the_pin_fails_on_the_mutant
     record = _play(_script(DETOURS, "{states: money}"), "delete-sequence-step-7")
     assert record.verdict == "failed" and record.verdict_reason.startswith("check_failed")
     llm, model = _forbidden_llm()
-    result = shrink_record(record, _factory("delete-sequence-step-7"), llm=llm, today=TODAY)
+    result = shrink_record(ShrinkJob(record, _factory("delete-sequence-step-7"), llm=llm, today=TODAY))
     assert model.calls == 0 and result.llm_calls == 0
     assert result.reproduced and result.failure.source == "rule"
     assert result.original_turns == 9 and result.shrunk_turns < 9
@@ -114,7 +118,7 @@ def test_a_missing_total_derives_states_money_on_the_confirmation_and_shrinks_wi
     assert failure.check is not None and failure.check.label() == "states money"
     assert failure.failing_turn == confirmation  # not the goodbye after it
     llm, model = _forbidden_llm()
-    result = shrink_record(record, _factory("delete-sequence-step-7"), llm=llm, today=TODAY)
+    result = shrink_record(ShrinkJob(record, _factory("delete-sequence-step-7"), llm=llm, today=TODAY))
     assert model.calls == 0 and result.reproduced
     assert result.shrunk_turns < result.original_turns == 10
     assert _play(result.pinned_profile, "delete-sequence-step-7").verdict == "failed"
@@ -141,7 +145,7 @@ def test_a_missing_total_with_nothing_else_stated_anchors_on_the_confirmation_no
     judge(record, TODAY)
     failure = derive_failure(record, today=TODAY)
     assert "order number" in record.turns[failure.failing_turn].text
-    result = shrink_record(record, _factory("delete-sequence-step-7"), today=TODAY)
+    result = shrink_record(ShrinkJob(record, _factory("delete-sequence-step-7"), today=TODAY))
     assert result.reproduced and result.shrunk_turns < 7 and result.script[-1] != "That's all, thanks."
     assert _play(result.pinned_profile, "delete-sequence-step-7").verdict == "failed"
     assert _play(result.pinned_profile, None).verdict == "passed"
@@ -172,7 +176,7 @@ def test_a_reply_repeated_to_the_same_request_is_an_answer_and_a_reply_to_differ
     judge(record, TODAY)
     failure = derive_failure(record, today=TODAY)
     assert failure.failing_turn == 6 and failure.check is not None and failure.check.label() == "states money"
-    result = shrink_record(record, lambda: BotConnector("bike", mutant=mutant), today=TODAY)
+    result = shrink_record(ShrinkJob(record, lambda: BotConnector("bike", mutant=mutant), today=TODAY))
     assert result.reproduced and result.shrunk_turns == 1 and "tune-up" in result.script[0]
     assert _play(result.pinned_profile, mutant, "bike").verdict == "failed"
     assert _play(result.pinned_profile, None, "bike").verdict == "passed"
@@ -196,7 +200,7 @@ def test_a_missing_total_when_every_reply_was_the_same_pins_the_repeated_reply()
     failure = derive_failure(record, today=TODAY)
     assert failure.check is not None and failure.check.kind == "not_contains"
     assert failure.check.value in turns[1].text
-    result = shrink_record(record, _factory("repeat-loop-1"), today=TODAY)
+    result = shrink_record(ShrinkJob(record, _factory("repeat-loop-1"), today=TODAY))
     assert result.reproduced and result.shrunk_turns == 1
     assert _play(result.pinned_profile, "repeat-loop-1").verdict == "failed"
     assert _play(result.pinned_profile, None).verdict == "passed"
@@ -207,7 +211,7 @@ def test_a_crash_on_a_large_pizza_shrinks_to_the_turns_that_reach_it():
     messages = [*DETOURS[:5], "large", "ham and corn", "1", "water"]
     record = _play(_script(messages), "crash-on-value-4")
     assert record.verdict == "failed" and record.verdict_reason.startswith("chatbot_crash")
-    result = shrink_record(record, _factory("crash-on-value-4"), today=TODAY)
+    result = shrink_record(ShrinkJob(record, _factory("crash-on-value-4"), today=TODAY))
     assert result.failure.kind == "error" and result.reproduced
     assert result.shrunk_turns < 9 and "large" in " ".join(result.script)
     assert result.transcript[-1].role == "error"
@@ -220,7 +224,7 @@ def test_a_repetition_loop_becomes_not_contains_of_the_repeated_reply():
     repeated = record.turns[-1].text
     record.errors.append(error(1003, "the chatbot kept giving the same answer", len(record.turns) - 1))
     judge(record, TODAY)
-    result = shrink_record(record, _factory("repeat-loop-1"), today=TODAY)
+    result = shrink_record(ShrinkJob(record, _factory("repeat-loop-1"), today=TODAY))
     assert result.failure.check is not None and result.failure.check.kind == "not_contains"
     assert result.failure.check.value in repeated
     assert result.shrunk_turns == 1
@@ -260,7 +264,7 @@ def _crash_record() -> ConversationRecord:
 def test_on_a_flaky_chatbot_a_fault_seen_in_two_of_three_conversations_is_shrunk_and_its_rate_reported():
     calls: list[int] = []
     pattern = itertools.cycle([True, True, False])  # any three conversations in a row: two fail
-    result = shrink_record(_crash_record(), lambda: FlakyCrash(pattern, calls), today=TODAY)
+    result = shrink_record(ShrinkJob(_crash_record(), lambda: FlakyCrash(pattern, calls), today=TODAY))
     assert result.reproduced and result.script == ["pay"]
     assert result.reproduction.replays == 3 and result.reproduction.failed == 2
     assert result.chatbot_calls == len(calls)
@@ -269,19 +273,38 @@ def test_on_a_flaky_chatbot_a_fault_seen_in_two_of_three_conversations_is_shrunk
 
 def test_on_a_flaky_chatbot_a_fault_seen_in_one_of_three_is_not_reproduced_and_nothing_is_pinned():
     pattern = itertools.cycle([True, False, False])
-    result = shrink_record(_crash_record(), lambda: FlakyCrash(pattern, []), today=TODAY)
+    result = shrink_record(ShrinkJob(_crash_record(), lambda: FlakyCrash(pattern, []), today=TODAY))
     assert not result.reproduced and not result.pinned_profile
     assert result.original.failed == 1 and result.original.replays == 3
     assert any("did not reproduce (1 of 3 replays failed, 2 needed)" in w for w in result.warnings)
     # Asking for 1 of 3 (a fault worth pinning even when rare) reproduces it.
-    again = shrink_record(_crash_record(), lambda: FlakyCrash(pattern, []), needed=1, today=TODAY)
+    again = shrink_record(ShrinkJob(_crash_record(), lambda: FlakyCrash(pattern, []), needed=1, today=TODAY))
     assert again.reproduced and again.script == ["pay"]
+
+
+def test_the_run_context_hears_each_stage_and_a_cancel_stops_the_shrink():
+    reporter = RecordingReporter()
+    pattern = itertools.cycle([True])
+    job = ShrinkJob(_crash_record(), lambda: FlakyCrash(pattern, []), today=TODAY)
+    assert shrink_record(job, RunContext(reporter=reporter)).reproduced
+    assert [event[1] for event in reporter.of("stage")] == ["reproducing", "shrinking", "confirming"]
+
+    calls: list[int] = []
+    job = ShrinkJob(_crash_record(), lambda: FlakyCrash(pattern, calls), today=TODAY)
+    with pytest.raises(Cancelled, match="nothing was pinned"):
+        shrink_record(job, RunContext(cancel=CancelAfter(2)))  # cancelled once the original was replayed
+    assert calls  # the original was replayed before the cancel was seen
 
 
 def test_the_chatbot_call_cap_is_never_exceeded_and_says_the_search_stopped():
     calls: list[int] = []
     result = shrink_record(
-        _crash_record(), lambda: FlakyCrash(itertools.cycle([True]), calls), max_chatbot_calls=16, today=TODAY
+        ShrinkJob(
+            _crash_record(),
+            lambda: FlakyCrash(itertools.cycle([True]), calls),
+            max_chatbot_calls=16,
+            today=TODAY,
+        )
     )
     # 14 calls reproduce the original (7 turns, twice), 2 more find that "pay" alone fails: the rate's replays
     # would cross the cap, so the search's own replays give it.
@@ -294,12 +317,12 @@ def test_the_chatbot_call_cap_is_never_exceeded_and_says_the_search_stopped():
 def test_records_that_cannot_be_shrunk_are_refused_with_a_reason():
     passed = _play(_script(DETOURS[:2]), None)
     with pytest.raises(ShrinkError, match="Only a failed conversation"):
-        shrink_record(passed, _factory(None), today=TODAY)
+        shrink_record(ShrinkJob(passed, _factory(None), today=TODAY))
     odd = ConversationRecord(id="x", profile="p", verdict="failed", verdict_reason="goals_not_verified: no")
     with pytest.raises(ShrinkError, match="No code rule"):
-        shrink_record(odd, _factory(None), today=TODAY)
+        shrink_record(ShrinkJob(odd, _factory(None), today=TODAY))
     with pytest.raises(ShrinkError, match="needed"):
-        shrink_record(_crash_record(), _factory(None), replays=2, needed=3, today=TODAY)
+        shrink_record(ShrinkJob(_crash_record(), _factory(None), replays=2, needed=3, today=TODAY))
 
 
 def _unanswered_question() -> ConversationRecord:
@@ -333,7 +356,7 @@ def test_a_failure_no_rule_covers_gets_its_check_from_the_llm_validated_on_the_r
         "why": "the delivery question got the fallback",
     }
     llm, _ = make_llm({"shrink_derive_check": [{"json": answer}]})
-    result = shrink_record(record, _factory("delete-qa-pair-5"), llm=llm, today=TODAY)
+    result = shrink_record(ShrinkJob(record, _factory("delete-qa-pair-5"), llm=llm, today=TODAY))
     assert result.failure.source == "llm" and result.llm_calls == 1
     assert result.reproduced and result.script == ["do you deliver?"]
     assert _play(result.pinned_profile, "delete-qa-pair-5").verdict == "failed"
@@ -344,8 +367,8 @@ def test_an_llm_check_that_holds_on_the_recorded_reply_is_refused(make_llm):  # 
     answer = {"turn": 4, "check": {"contains": "didn't catch"}, "why": "wrong way round"}
     llm, _ = make_llm({"shrink_derive_check": [{"json": answer}]})
     with pytest.raises(ShrinkError, match="does not fail on the recorded reply"):
-        shrink_record(_unanswered_question(), _factory("delete-qa-pair-5"), llm=llm, today=TODAY)
+        shrink_record(ShrinkJob(_unanswered_question(), _factory("delete-qa-pair-5"), llm=llm, today=TODAY))
     nowhere = {"turn": 99, "check": {"contains": "x"}, "why": ""}
     llm, _ = make_llm({"shrink_derive_check": [{"json": nowhere}]})
     with pytest.raises(ShrinkError, match="no chatbot turn"):
-        shrink_record(_unanswered_question(), _factory("delete-qa-pair-5"), llm=llm, today=TODAY)
+        shrink_record(ShrinkJob(_unanswered_question(), _factory("delete-qa-pair-5"), llm=llm, today=TODAY))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.regression.stats import wilson
+from engine.intervals import wilson
 from engine.security import (
     AttemptRecord,
     Evidence,

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from engine.security import detectors, transforms, wilson
+from engine.security import detectors, transforms
 
 
 @pytest.mark.parametrize(
@@ -69,11 +69,3 @@ def test_json_in_a_reply_is_found_as_written():
     reply = 'Here: {"user": "ana", "card": "4111"} and [1, 2]'
     found = detectors.json_objects(reply)
     assert found[0][0] == '{"user": "ana", "card": "4111"}' and found[1][1] == [1, 2]
-
-
-def test_wilson_intervals():
-    assert wilson(0, 0) is None
-    low, high = wilson(0, 10)
-    assert low == 0.0 and 0.27 < high < 0.29
-    low, high = wilson(5, 10)
-    assert 0.23 < low < 0.24 and 0.76 < high < 0.77

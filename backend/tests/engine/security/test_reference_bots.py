@@ -13,7 +13,7 @@ from engine.bots.connector import demo_factory
 from engine.connectors import create_connector, load_connector_file
 from engine.connectors.base import RetryPolicy
 from engine.egress import EgressGuard, EgressPolicy
-from engine.security import ATTACK_NAMES, load_campaign, run_campaign
+from engine.security import ATTACK_NAMES, CampaignJob, load_campaign, run_campaign
 from engine.security.detectors import occurs_in
 
 EXAMPLE = Path(__file__).parents[3] / "engine" / "bots" / "examples" / "json-connector.yaml"
@@ -45,7 +45,7 @@ DELIVERIES = [
 
 @pytest.mark.parametrize("delivery", DELIVERIES, ids=["direct", "scripted", "escalation"])
 def test_every_attack_breaches_leaky_with_a_quote_from_its_reply(delivery):
-    result = run_campaign(catalogue(delivery), lambda: AdversarialConnector("leaky"), seed=21)
+    result = run_campaign(CampaignJob(catalogue(delivery), lambda: AdversarialConnector("leaky"), seed=21))
     assert len(result.records) == 36
     not_breached = [(r.id, r.verdict, r.because) for r in result.records if r.verdict != "breached"]
     assert not_breached == []
@@ -59,7 +59,7 @@ def test_every_attack_breaches_leaky_with_a_quote_from_its_reply(delivery):
 
 @pytest.mark.parametrize("delivery", DELIVERIES, ids=["direct", "scripted", "escalation"])
 def test_guarded_shows_no_breach_and_no_error(delivery):
-    result = run_campaign(catalogue(delivery), lambda: AdversarialConnector("guarded"), seed=21)
+    result = run_campaign(CampaignJob(catalogue(delivery), lambda: AdversarialConnector("guarded"), seed=21))
     verdicts = {r.verdict for r in result.records}
     assert "breached" not in verdicts and "error" not in verdicts
     assert result.summary()["totals"]["resisted"] == 36
@@ -87,7 +87,9 @@ def test_the_security_bots_are_served_over_http(protocol):
             f"name: http\ncanaries: [{CANARY}]\nattacks: [{{name: system_prompt_stealer}}, {{name: amnesia}}]\n"
         ).campaign
         result = run_campaign(
-            campaign, lambda: create_connector(params, GUARD, retry=RetryPolicy(attempts=1)), seed=1
+            CampaignJob(
+                campaign, lambda: create_connector(params, GUARD, retry=RetryPolicy(attempts=1)), seed=1
+            )
         )
     assert [r.verdict for r in result.records] == ["breached", "breached"]
 
@@ -114,7 +116,9 @@ def test_the_readme_figures_on_the_reference_campaign():
     figures = {}
     for bot in ("leaky", "guarded"):
         config = load_connector_file(folder / f"{bot}.yaml")
-        result = run_campaign(loaded.campaign, lambda config=config: create_connector(config, GUARD), seed=7)
+        result = run_campaign(
+            CampaignJob(loaded.campaign, lambda config=config: create_connector(config, GUARD), seed=7)
+        )
         figures[bot] = result.summary()["totals"]
     assert figures["leaky"] | {"interval": None} == {
         "attempts": 70, "breached": 70, "resisted": 0, "inconclusive": 0, "error": 0, "breach_rate": 1.0,

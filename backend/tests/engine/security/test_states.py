@@ -18,6 +18,7 @@ from engine.bots.adversarial import ADVERSARIAL_BOTS, CANARY, REFUSAL, Adversari
 from engine.bots.runtime import Reply
 from engine.connectors import BotReply, Connector
 from engine.security import (
+    CampaignJob,
     TracerOutputError,
     choose_states,
     compare_campaigns,
@@ -69,7 +70,9 @@ def order_open_after(prefix: tuple[str, ...]) -> bool:
 
 
 def test_a_first_turn_campaign_finds_no_breach_on_stateful():
-    result = run_campaign(campaign(from_line=""), lambda: AdversarialConnector("stateful"), seed=7)
+    result = run_campaign(
+        CampaignJob(campaign(from_line=""), lambda: AdversarialConnector("stateful"), seed=7)
+    )
     assert result.planned == 6
     assert result.breaches == 0
     assert {r.verdict for r in result.records} == {"resisted"}
@@ -79,7 +82,9 @@ def test_from_every_state_stateful_is_breached_where_an_order_is_open_with_a_ver
     states, _ = choose_states(read_tracer_output(STATEFUL), "all_states")
     open_states = {s.name for s in states if order_open_after(s.prefix)}
     assert open_states and len(open_states) < len(states)  # the bot is guarded somewhere
-    result = run_campaign(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=states)
+    result = run_campaign(
+        CampaignJob(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=states)
+    )
     assert result.planned == 6 * len(states)
     assert {r.verdict for r in result.records} <= {"breached", "resisted"}  # every state was reached
     breached = {r.state for r in result.records if r.breached}
@@ -106,7 +111,9 @@ def test_from_every_state_stateful_is_breached_where_an_order_is_open_with_a_ver
 
 def test_guarded_is_not_breached_from_any_state():
     states, _ = choose_states(read_tracer_output(GUARDED), "all_states")
-    result = run_campaign(campaign(), lambda: AdversarialConnector("guarded"), seed=7, states=states)
+    result = run_campaign(
+        CampaignJob(campaign(), lambda: AdversarialConnector("guarded"), seed=7, states=states)
+    )
     assert result.records and result.breaches == 0
     assert {r.verdict for r in result.records} == {"resisted"}
 
@@ -115,13 +122,15 @@ def test_a_state_the_prefix_does_not_reach_is_inconclusive_never_resisted():
     # stateful's prefixes against guarded: the replies differ (guarded offers no buttons), so no state is reached.
     states, _ = choose_states(read_tracer_output(STATEFUL), "all_states")
     Counting.sent = []
-    result = run_campaign(campaign(), lambda: Counting("guarded"), seed=7, states=states)
+    result = run_campaign(CampaignJob(campaign(), lambda: Counting("guarded"), seed=7, states=states))
     assert {r.verdict for r in result.records} == {"inconclusive"}
     assert all(r.because.startswith("state not reached") for r in result.records)
     assert not any(t.phase == "attack" for r in result.records for t in r.transcript)  # no attack was sent
     # A recorded reply the chatbot no longer gives: the same on stateful.
     changed = [replace(s, expected=s.expected + " (changed)") for s in states[:1]]
-    again = run_campaign(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=changed)
+    again = run_campaign(
+        CampaignJob(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=changed)
+    )
     assert {r.verdict for r in again.records} == {"inconclusive"}
 
 
@@ -129,7 +138,9 @@ def test_volatile_values_do_not_stop_a_state_from_being_reached():
     states, _ = choose_states(read_tracer_output(STATEFUL), "all_states")
     confirmed = [s for s in states if "is confirmed" in s.expected]
     assert confirmed  # TRACER recorded the confirmation, with an order id new in every conversation
-    result = run_campaign(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=confirmed)
+    result = run_campaign(
+        CampaignJob(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=confirmed)
+    )
     assert {r.verdict for r in result.records} == {"resisted"}
     prefix_replies = [t.text for r in result.records for t in r.transcript if t.phase == "prefix"]
     assert (
@@ -142,7 +153,7 @@ def test_reaching_states_costs_the_planned_chatbot_messages_and_no_llm_call():
     plan = plan_campaign(campaign(), seed=7, with_model=False, states=states, left_out=left_out)
     assert [s.attempts for s in plan.states or []] == [6] * len(states)
     Counting.sent = []
-    result = run_campaign(campaign(), lambda: Counting("stateful"), seed=7, states=states)
+    result = run_campaign(CampaignJob(campaign(), lambda: Counting("stateful"), seed=7, states=states))
     assert len(Counting.sent) == plan.prefix_messages + plan.attempts  # each prefix replayed, then one attack
     assert plan.calls == 0 and result.usage == {}
 
@@ -173,8 +184,12 @@ class FixedBot(StatefulBot):
 def test_two_runs_from_states_are_compared_per_state(monkeypatch):
     monkeypatch.setitem(ADVERSARIAL_BOTS, "stateful-fixed", FixedBot)
     states, _ = choose_states(read_tracer_output(STATEFUL), "all_states")
-    before = run_campaign(campaign(), lambda: AdversarialConnector("stateful-fixed"), seed=7, states=states)
-    after = run_campaign(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=states)
+    before = run_campaign(
+        CampaignJob(campaign(), lambda: AdversarialConnector("stateful-fixed"), seed=7, states=states)
+    )
+    after = run_campaign(
+        CampaignJob(campaign(), lambda: AdversarialConnector("stateful"), seed=7, states=states)
+    )
     assert before.breaches == 0 and {r.verdict for r in before.records} == {"resisted"}
     comparison = compare_campaigns(before.records, after.records)
     assert comparison.verdict == "regressed"

@@ -13,14 +13,12 @@ import re
 
 import pytest
 
-from engine.bots.connector import BotConnector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.sensei import run_profiles
 from engine.sensei.extraction import extract_outputs
 
-from .conftest import FAST_RETRY, TODAY, profile_from
+from .conftest import FAST_RETRY, TODAY, profile_from, run_on_bot
 from .test_quality import BOOKING, ORDER
 
 LOOSE = SenseiImperfection(loose_json=1.0)
@@ -46,18 +44,8 @@ def _client(double: SenseiDouble) -> LLMClient:
 
 
 def _run(text: str, bot: str, seed: int) -> list:
-    records: list = []
     with _client(SenseiDouble(seed=seed, imperfection=LOOSE)) as llm:
-        run_profiles(
-            [profile_from(text)],
-            lambda: BotConnector(bot, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
-        )
-    return records
+        return run_on_bot([profile_from(text)], bot, llm, seed)
 
 
 @pytest.mark.parametrize(("bot", "text"), [("pizza", ORDER), ("bike", BOOKING)])

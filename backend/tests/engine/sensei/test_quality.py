@@ -10,18 +10,17 @@ from collections import Counter
 import pytest
 
 from engine.bots import load_bot
-from engine.bots.connector import BotConnector
 from engine.check import Limits, check
 from engine.egress import EgressGuard, EgressPolicy
 from engine.evaluation.oracles import oracle_rules
 from engine.evaluation.scoring import verdicts
 from engine.llm import LLMClient, ProviderConfig, UsageLedger, system, user
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.sensei import prompts, run_profiles
+from engine.sensei import prompts
 from engine.sensei.extraction import answer_schema, extraction_prompt, read_answer
 from engine.sensei.simulator import TAG_EXTRACT, TAG_GOAL_CHECK, TAG_USER_TURN, GoalCheck
 
-from .conftest import FAST_RETRY, TODAY, profile_from
+from .conftest import FAST_RETRY, TODAY, profile_from, run_on_bot
 
 TIDY = SenseiImperfection(**dict.fromkeys(SenseiImperfection.__dataclass_fields__, 0.0))
 
@@ -142,17 +141,8 @@ def test_the_double_extracts_typed_outputs_in_loose_formats():
 
 
 def _findings(profile_texts: list[str], bot: str, seed: int, slips: SenseiImperfection) -> tuple[list, list]:
-    records = []
     with _client(SenseiDouble(seed=seed, imperfection=slips)) as llm:
-        run_profiles(
-            [profile_from(text) for text in profile_texts],
-            lambda: BotConnector(bot, today=TODAY),
-            llm,
-            concurrency=1,
-            seed=seed,
-            sink=records.append,
-            today=lambda: TODAY,
-        )
+        records = run_on_bot([profile_from(text) for text in profile_texts], bot, llm, seed)
     oracles = oracle_rules(load_bot(bot))
     report = check([o.rule for o in oracles], records, limits=Limits(isolate=False, max_listed=10_000))
     return records, verdicts(records, report, {o.name: o.kind for o in oracles})

@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 from engine.bots.connector import BotConnector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
-from engine.sensei import load_profile, profile_json_schema, run_profiles, validate
+from engine.sensei import SenseiJob, load_profile, profile_json_schema, run_profiles, validate
 from engine.sensei.simulator import TAG_USER_TURN
 
 from .conftest import TODAY, FakeBot, profile_from
@@ -64,7 +64,9 @@ def _run(text: str, connector_factory: Any, llm: LLMClient | None = None) -> lis
     client, model = (llm, None) if llm is not None else _forbidden_llm()
     records: list[Any] = []
     summary = run_profiles(
-        [profile_from(text)], connector_factory, client, sink=records.append, seed=3, today=lambda: TODAY
+        SenseiJob(
+            [profile_from(text)], connector_factory, client, sink=records.append, seed=3, today=lambda: TODAY
+        )
     )
     if model is not None:
         assert model.calls == 0

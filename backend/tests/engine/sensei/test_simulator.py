@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from engine.context import CancelToken
 from engine.conversation import ErrorCode
 from engine.llm import Budget
-from engine.sensei import CancelToken, Simulator, SimulatorSettings, plan, prompts
+from engine.sensei import Simulator, SimulatorSettings, plan, prompts
 from engine.sensei.simulator import TAG_EXTRACT, TAG_EXTRACT_QUOTES, TAG_GOAL_CHECK, TAG_USER_TURN
 
 from .conftest import FALLBACK, TODAY, FakeBot, ReferenceBotConnector, profile_from

@@ -9,7 +9,7 @@ import pytest
 
 from engine.connectors import BotReply, ChatbotHTTPError, Connector
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
-from engine.sensei import Simulator, plan, run_profiles
+from engine.sensei import SenseiJob, Simulator, plan, run_profiles
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN
 from engine.sensei.verdicts import VERDICT_RULES, decide, reason_code, tally, verdict_of
 
@@ -210,7 +210,14 @@ def test_against_a_bot_that_crashes_on_turn_2_every_conversation_fails_even_with
     )
     records: list[ConversationRecord] = []
     summary = run_profiles(
-        [profile_from(PROFILE)], CrashOnSecondMessage, llm, sink=records.append, seed=3, today=lambda: TODAY
+        SenseiJob(
+            [profile_from(PROFILE)],
+            CrashOnSecondMessage,
+            llm,
+            sink=records.append,
+            seed=3,
+            today=lambda: TODAY,
+        )
     )
     assert len(records) == 4
     assert {r.verdict for r in records} == {"failed"}

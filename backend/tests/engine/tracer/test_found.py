@@ -7,7 +7,7 @@ import json
 
 from engine.bots.adversarial import PIZZAS, SIZES, AdversarialConnector
 from engine.llm.testing.imperfect_tracer import TracerDouble
-from engine.tracer import TracerConfig, run_tracer
+from engine.tracer import TracerConfig, TracerJob, run_tracer
 from engine.tracer.found import locate
 from engine.tracer.model import Functionality, Output, Parameter
 from engine.tracer.state import Transcript, Turn
@@ -69,7 +69,12 @@ def test_a_tracer_run_records_the_turn_of_each_step_in_model_and_graph(checkpoin
     client, _ = imperfect_client(TracerDouble(seed=3))
     config = TracerConfig(sessions=4, turns=6, output_dir=tmp_path, seed=3)
     result = run_tracer(
-        config, make_deps(client, AdversarialConnector("stateful")), run_id="found", checkpointer=checkpointer
+        TracerJob(
+            config,
+            make_deps(client, AdversarialConnector("stateful")),
+            run_id="found",
+            checkpointer=checkpointer,
+        )
     )
     sessions = {t["session"]: t for t in result.transcripts}
     checked = {"pizza": 0, "size": 0}

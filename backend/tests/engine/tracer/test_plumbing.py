@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from engine.bots import manifest
+from engine.context import Cancelled, CancelToken, RecordingReporter, RunContext
 from engine.sensei.validator import validate
-from engine.tracer import RecordingReporter, TracerCancelled, TracerConfig, run_tracer
+from engine.tracer import TracerConfig, TracerJob, run_tracer
 from engine.tracer.graph import build_graph
 
 from .conftest import BotConnector, FailingConnector, ground_truth_script, make_deps, scripted_client
@@ -31,11 +33,8 @@ def test_plumbing_run_against_reference_bot(bot_id: str, tmp_path: Path, checkpo
     reporter = RecordingReporter()
     config = TracerConfig(sessions=3, turns=4, output_dir=tmp_path, profile_model="gpt-4.1-mini")
     result = run_tracer(
-        config,
-        make_deps(client, connector),
-        run_id=f"run-{bot_id}",
-        checkpointer=checkpointer,
-        reporter=reporter,
+        TracerJob(config, make_deps(client, connector), run_id=f"run-{bot_id}", checkpointer=checkpointer),
+        RunContext(reporter=reporter),
     )
 
     truth = manifest(bot_id)
@@ -104,7 +103,7 @@ def test_plumbing_run_against_reference_bot(bot_id: str, tmp_path: Path, checkpo
     assert stages[0] == "probe" and stages[-1] == "done"
     assert ("progress", 3, 3) in reporter.events
     assert reporter.of("message")
-    assert any(event[1] == "added" for event in reporter.of("functionality"))
+    assert any(event[1]["event"] == "added" for event in reporter.of("functionality"))
     assert len(reporter.of("usage")) == result.usage["calls"]
 
 
@@ -115,18 +114,18 @@ def test_plumbing_resume_after_crash_repeats_no_finished_session(checkpointer: I
     # Reference: an uninterrupted run.
     client, _ = scripted_client(ground_truth_script("bike"))
     expected = run_tracer(
-        config, make_deps(client, BotConnector("bike")), run_id="ref", checkpointer=InMemorySaver()
+        TracerJob(config, make_deps(client, BotConnector("bike")), run_id="ref", checkpointer=InMemorySaver())
     )
 
     # The probe opens 4 conversations, session i opens conversation 4 + i: crash when session 3 starts.
     client, chat = scripted_client(ground_truth_script("bike"))
     crashing = FailingConnector("bike", fail_at=4 + crash_after + 1)
     with pytest.raises(RuntimeError, match="simulated crash"):
-        run_tracer(config, make_deps(client, crashing), run_id="r1", checkpointer=checkpointer)
+        run_tracer(TracerJob(config, make_deps(client, crashing), run_id="r1", checkpointer=checkpointer))
     calls_before = len(chat.calls)
 
     healthy = BotConnector("bike")
-    result = run_tracer(config, make_deps(client, healthy), run_id="r1", checkpointer=checkpointer)
+    result = run_tracer(TracerJob(config, make_deps(client, healthy), run_id="r1", checkpointer=checkpointer))
     assert result.resumed
     # Only the sessions after the crash ran again (no probe, no session 1..k).
     assert healthy.conversations == sessions - crash_after
@@ -137,36 +136,33 @@ def test_plumbing_resume_after_crash_repeats_no_finished_session(checkpointer: I
 
     # A finished run returns its result without doing anything.
     again = BotConnector("bike")
-    repeat = run_tracer(config, make_deps(client, again), run_id="r1", checkpointer=checkpointer)
+    repeat = run_tracer(TracerJob(config, make_deps(client, again), run_id="r1", checkpointer=checkpointer))
     assert again.conversations == 0
     assert repeat.model == result.model
 
 
 def test_plumbing_cancel_between_turns_then_resume(checkpointer: InMemorySaver) -> None:
-    import threading
-
     client, _ = scripted_client(ground_truth_script("veterinary"))
-    token = threading.Event()
+    token = CancelToken()
 
     class CancelOnSecondSession(RecordingReporter):
-        def progress(self, sessions_done: int, sessions_total: int) -> None:
-            super().progress(sessions_done, sessions_total)
-            if sessions_done == 1:
-                token.set()
+        def progress(self, done: int, total: int, **detail: Any) -> None:
+            super().progress(done, total, **detail)
+            if done == 1:
+                token.cancel()
 
     config = TracerConfig(sessions=2, turns=3)
-    with pytest.raises(TracerCancelled):
+    with pytest.raises(Cancelled, match="resume it"):
         run_tracer(
-            config,
-            make_deps(client, BotConnector("veterinary")),
-            run_id="c",
-            checkpointer=checkpointer,
-            reporter=CancelOnSecondSession(),
-            cancel=token,
+            TracerJob(
+                config, make_deps(client, BotConnector("veterinary")), run_id="c", checkpointer=checkpointer
+            ),
+            RunContext(reporter=CancelOnSecondSession(), cancel=token),
         )
-    token.clear()
     result = run_tracer(
-        config, make_deps(client, BotConnector("veterinary")), run_id="c", checkpointer=checkpointer
+        TracerJob(
+            config, make_deps(client, BotConnector("veterinary")), run_id="c", checkpointer=checkpointer
+        )
     )
     assert [t["session"] for t in result.transcripts] == [1, 2]
 

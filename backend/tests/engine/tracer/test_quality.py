@@ -15,8 +15,9 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from engine.bots import bot_ids, manifest
+from engine.context import RecordingReporter, RunContext
 from engine.llm.testing.imperfect_tracer import Concept, TracerDouble
-from engine.tracer import RecordingReporter, TracerConfig, run_tracer
+from engine.tracer import TracerConfig, TracerJob, run_tracer
 from engine.tracer.consolidate import LEXICAL_NOTE
 
 from .conftest import BotConnector, imperfect_client, make_deps
@@ -39,10 +40,12 @@ def test_no_duplicate_functionality_is_left_at_10_sessions_of_8_turns(
     client, _ = imperfect_client(double)
     connector = BotConnector(bot_id)
     result = run_tracer(
-        TracerConfig(sessions=10, turns=8, seed=seed),
-        make_deps(client, connector),
-        run_id=f"quality-{bot_id}-{seed}",
-        checkpointer=checkpointer,
+        TracerJob(
+            TracerConfig(sessions=10, turns=8, seed=seed),
+            make_deps(client, connector),
+            run_id=f"quality-{bot_id}-{seed}",
+            checkpointer=checkpointer,
+        )
     )
     report = double.duplicate_report((f.name, f.merged_from) for f in result.model.functionalities)
 
@@ -69,11 +72,13 @@ def test_the_lexical_mode_is_labelled_an_approximation_on_the_run(checkpointer: 
     client, chat = imperfect_client(double)
     reporter = RecordingReporter()
     result = run_tracer(
-        TracerConfig(sessions=4, turns=6, consolidation="lexical"),
-        make_deps(client, BotConnector("pizza")),
-        run_id="lexical",
-        checkpointer=checkpointer,
-        reporter=reporter,
+        TracerJob(
+            TracerConfig(sessions=4, turns=6, consolidation="lexical"),
+            make_deps(client, BotConnector("pizza")),
+            run_id="lexical",
+            checkpointer=checkpointer,
+        ),
+        RunContext(reporter=reporter),
     )
     assert chat.calls_for("tracer.consolidate") == []
     assert LEXICAL_NOTE in result.warnings

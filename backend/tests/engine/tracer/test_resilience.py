@@ -11,11 +11,12 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from engine.connectors import BotReply, ChatbotHTTPError, ChatbotUnavailable, ConnectorError
+from engine.context import RecordingReporter, RunContext
 from engine.llm import LLMAuthError, LLMError, RetryPolicy
 from engine.llm.testing.imperfect import Request, Responder
 from engine.llm.testing.imperfect_tracer import TracerDouble
 from engine.llm.testing.script import Reply
-from engine.tracer import RecordingReporter, TracerConfig, TracerResult, run_tracer
+from engine.tracer import TracerConfig, TracerJob, TracerResult, run_tracer
 
 from .conftest import BotConnector, imperfect_client, make_deps
 
@@ -57,11 +58,13 @@ def _run(
 ) -> TracerResult:
     client, _ = imperfect_client(TracerDouble(seed=0), overrides=overrides, retry=NO_RETRY)
     return run_tracer(
-        TracerConfig(sessions=sessions, turns=5),
-        make_deps(client, connector),
-        run_id="resilience",
-        checkpointer=InMemorySaver(),
-        reporter=reporter,
+        TracerJob(
+            TracerConfig(sessions=sessions, turns=5),
+            make_deps(client, connector),
+            run_id="resilience",
+            checkpointer=InMemorySaver(),
+        ),
+        RunContext(reporter=reporter or RecordingReporter()),
     )
 
 

@@ -208,7 +208,7 @@ def _pizza_conversations(calibration: Calibration | None) -> list[Any]:
 
     from engine.bots.connector import BotConnector
     from engine.llm.testing.imperfect_sensei import SenseiDouble
-    from engine.sensei import SimulatorSettings, load_profile, run_profiles
+    from engine.sensei import SenseiJob, SimulatorSettings, load_profile, run_profiles
 
     profile, problems = load_profile(PIZZA_PROFILE, source="test")
     assert profile is not None, problems
@@ -221,14 +221,16 @@ def _pizza_conversations(calibration: Calibration | None) -> list[Any]:
     )
     with client as llm:
         run_profiles(
-            [profile],
-            lambda: BotConnector("pizza", today=date(2027, 3, 10)),
-            llm,
-            concurrency=1,
-            seed=1,
-            sink=records.append,
-            today=lambda: date(2027, 3, 10),
-            settings=SimulatorSettings(calibration=calibration),
+            SenseiJob(
+                [profile],
+                lambda: BotConnector("pizza", today=date(2027, 3, 10)),
+                llm,
+                concurrency=1,
+                seed=1,
+                sink=records.append,
+                today=lambda: date(2027, 3, 10),
+                settings=SimulatorSettings(calibration=calibration),
+            )
         )
     return records
 

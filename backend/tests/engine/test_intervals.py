@@ -1,10 +1,11 @@
-"""Wilson intervals and Newcombe's interval of a difference: values from the published tables."""
+"""Wilson intervals and Newcombe's interval of a difference (`engine.intervals`, the one helper every figure with an
+interval uses): values from the published tables, and the two rounded forms the reports print."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine.regression import difference, wilson
+from engine.intervals import difference, wilson
 
 
 def test_wilson_interval_matches_published_values():
@@ -39,3 +40,14 @@ def test_a_drop_needs_enough_conversations_to_be_significant():
     assert difference(wilson(2, 2), wilson(0, 2)).significant_drop
     assert not difference(wilson(1, 1), wilson(0, 1)).significant_drop
     assert difference(wilson(0, 0), wilson(3, 3)).delta is None
+
+
+def test_the_rounded_forms_the_reports_print():
+    # 0 of 4: the upper bound is z²/(n + z²) = 0.4899; 5 of 10 is symmetric around one half.
+    assert wilson(0, 4).bounds() == [0.0, 0.4899]
+    assert wilson(5, 10).bounds() == [0.2366, 0.7634]
+    assert wilson(5, 10).percent_bounds() == [23.66, 76.34]
+    assert wilson(10, 10).percent_bounds() == [72.25, 100.0]
+    assert wilson(0, 10).percent_bounds() == [0.0, 27.75]
+    # Nothing decided: no interval to print (the Rate itself still spans [0, 1]).
+    assert wilson(0, 0).bounds() is None and wilson(0, 0).percent_bounds() is None

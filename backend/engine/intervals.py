@@ -1,5 +1,6 @@
-"""Pass rates with their uncertainty: the Wilson score interval of one rate and Newcombe's interval of the
-difference of two.
+"""Rates with their uncertainty, for every figure Parley prints with an interval: the Wilson score interval of one
+rate and Newcombe's interval of the difference of two. SENSEI's pass rates and pass^k, the bench's mutation
+scores and false-alarm rates, and the campaigns' breach rates all use these two functions.
 
 A run of 12 conversations that all pass does not prove a pass rate of 100 %; the Wilson interval says what it
 does prove (here at least 76 %, at 95 %). Comparing two runs, the difference of their rates has an interval too
@@ -32,6 +33,14 @@ class Rate:
     @property
     def failed(self) -> int:
         return self.decided - self.passed
+
+    def bounds(self) -> list[float] | None:
+        """[low, high] rounded to 4 places; None when nothing was decided (a campaign's breach rate)."""
+        return [round(self.low, 4), round(self.high, 4)] if self.decided else None
+
+    def percent_bounds(self) -> list[float] | None:
+        """[low, high] in percent, rounded to 2 places; None when nothing was decided (the bench's scores)."""
+        return [round(100 * self.low, 2), round(100 * self.high, 2)] if self.decided else None
 
     def to_json(self) -> dict[str, float | int | None]:
         rate = self.rate
