@@ -4,7 +4,7 @@
                                                                        [--slips 1.0] [--show N]
 
 Every finding on a bot without a fault is false. The simulated user, the goal judge and the extractor are the
-imperfect LLM double (`engine.llm.testing.imperfect_sensei`: paraphrases, prose around JSON, items in any
+imperfect LLM double (`engine.llm.offline.sensei`: paraphrases, prose around JSON, items in any
 spelling, an answered goal left out now and then, closings without the end marker); `--slips` scales how
 often it slips (0: a tidy model). Each bot gets the profiles below, written for what it does (orders, bookings, questions; the
 Spanish café in Spanish), in both goal styles; each profile runs `--repeats` times with seeds seed, seed+1, ...
@@ -37,7 +37,7 @@ from engine.evaluation.oracles import oracle_rules
 from engine.evaluation.qualify_profiles import PROFILES as SHIPPED_PROFILES
 from engine.evaluation.scoring import verdicts
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
-from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
+from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
 from engine.sensei import load_profile, run_profiles
 
 TODAY = date(2027, 3, 10)  # a Wednesday: "tomorrow" is a weekday for the bots that open on weekdays

@@ -5,7 +5,7 @@ from celery.signals import before_task_publish
 
 from accounts.models import LLMKey
 from engine.connectors.testing import fake_for
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from runs.models import Run
 from tests.conftest import wait_for
 from workspace.models import Connector

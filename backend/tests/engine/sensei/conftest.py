@@ -19,7 +19,7 @@ import pytest
 from engine.connectors import BotReply, Button, ChatbotHTTPError, ChatbotTimeout, Connector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
-from engine.llm.testing import ScriptedChatModel
+from engine.llm.offline import ScriptedChatModel
 from engine.sensei import load_profile
 
 FAST_RETRY = RetryPolicy(max_attempts=1, initial_delay_s=0.0, max_delay_s=0.0, jitter_s=0.0, max_total_s=1)

@@ -1,4 +1,4 @@
-"""SENSEI's quality with the imperfect LLM double (engine.llm.testing.imperfect_sensei): a competent but imperfect
+"""SENSEI's quality with the imperfect LLM double (engine.llm.offline.sensei): a competent but imperfect
 model plays the user, judges the goals and extracts the outputs from the prompts alone — no ground truth is fed
 to it. On the unmodified reference bots SENSEI must report no finding, whatever the double's slips; the double
 itself is checked first, so a failure here says which side went wrong."""
@@ -16,7 +16,7 @@ from engine.egress import EgressGuard, EgressPolicy
 from engine.evaluation.oracles import oracle_rules
 from engine.evaluation.scoring import verdicts
 from engine.llm import LLMClient, ProviderConfig, UsageLedger, system, user
-from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
+from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
 from engine.sensei import prompts, run_profiles
 from engine.sensei.extraction import answer_schema, extraction_prompt, read_answer
 from engine.sensei.simulator import TAG_EXTRACT, TAG_GOAL_CHECK, TAG_USER_TURN, GoalCheck

@@ -1,4 +1,5 @@
-"""The imperfect double's TRACER responders: a competent but imperfect model for TRACER quality tests.
+"""The offline provider's TRACER responders: a competent but imperfect model for `parley bench --double imperfect`,
+`parley tracer --from-transcripts --double imperfect`, TRACER's quality tests and benchmarks.
 
 `TracerDouble(seed).chat_model()` answers every TRACER call from what the prompt shows, with no ground truth:
 - exploring, it plays a customer: picks offered choices it has not tried (related to the session's focus
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from engine.llm.testing.imperfect import (
+from engine.llm.offline.imperfect import (
     STYLES,
     ImperfectChatModel,
     Request,
@@ -39,7 +40,7 @@ from engine.llm.testing.imperfect import (
     styled,
     words_of,
 )
-from engine.llm.testing.script import Reply
+from engine.llm.offline.script import Reply
 
 # -- the double's vocabulary ---------------------------------------------------------------------------------------
 

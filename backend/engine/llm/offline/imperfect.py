@@ -14,7 +14,7 @@ answer (as at temperature 0), another prompt â€” the next session's transcript â
 structured call that repairs an earlier answer (the conversation holds that answer) reaches the responder with
 `repair=True` and the same seed, so the repaired answer is the one the model meant the first time.
 
-The TRACER responders are in `engine.llm.testing.imperfect_tracer`; the helpers here (`Request`, `styled`,
+The TRACER responders are in `engine.llm.offline.tracer`; the helpers here (`Request`, `styled`,
 `words_of`) serve any engine's responders.
 """
 
@@ -35,8 +35,8 @@ from langchain_core.outputs import ChatResult
 from pydantic import PrivateAttr
 
 from engine.llm.client import TAG_HEADER
-from engine.llm.testing.script import Reply
-from engine.llm.testing.scripted import ScriptedChatModel
+from engine.llm.offline.script import Reply
+from engine.llm.offline.scripted import ScriptedChatModel
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
 

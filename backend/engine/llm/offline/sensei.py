@@ -1,5 +1,6 @@
-"""The imperfect double's SENSEI responders: a competent but imperfect model playing the user, judging goals and
-extracting outputs, for SENSEI quality tests and the false-finding benchmark.
+"""The offline provider's SENSEI responders: a competent but imperfect model playing the user, judging goals and
+extracting outputs — `double:imperfect`, `double:perfect` (every slip off) and `double:loose-json` of `parley
+qualify`, the simulated user of `parley bench --double imperfect`, SENSEI's quality tests and benchmarks.
 
 `SenseiDouble(seed).chat_model()` answers SENSEI's calls from what the prompts show, with no ground truth:
 - as the simulated user (`sensei.user_turn`) it reads its goals and the conversation, answers the chatbot's
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from engine.llm.testing.imperfect import (
+from engine.llm.offline.imperfect import (
     STYLES,
     ImperfectChatModel,
     Request,
@@ -38,8 +39,8 @@ from engine.llm.testing.imperfect import (
     styled,
     words_of,
 )
-from engine.llm.testing.imperfect_loose import loose_json
-from engine.llm.testing.script import Reply
+from engine.llm.offline.sensei_loose import loose_json
+from engine.llm.offline.script import Reply
 
 END_MARK = "[END]"
 

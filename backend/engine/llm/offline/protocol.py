@@ -32,8 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.llm.testing.schema_data import sample_from_schema
-from engine.llm.testing.script import (
+from engine.llm.offline.schema_data import sample_from_schema
+from engine.llm.offline.script import (
     MALFORMED_JSON,
     Reply,
     Script,
