@@ -130,8 +130,10 @@ class ImperfectChatModel(ScriptedChatModel):
         schema, name, _ = requested_schema(kwargs)
         if schema is None and "response_format" in kwargs:  # JSON mode: the schema is in the instructions
             schema = schema_in_instructions({"messages": [{"content": text} for _, text in convo]})
-        key = tag if tag in self._responders else next(
-            (known for known in self._responders if name and schema_name(known) == name), tag
+        key = (
+            tag
+            if tag in self._responders
+            else next((known for known in self._responders if name and schema_name(known) == name), tag)
         )
         responder = self._responders.get(key)
         if responder is None:

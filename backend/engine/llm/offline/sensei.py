@@ -44,8 +44,8 @@ from engine.llm.offline.imperfect import (
     styled,
     words_of,
 )
-from engine.llm.offline.sensei_loose import loose_json
 from engine.llm.offline.script import Reply
+from engine.llm.offline.sensei_loose import loose_json
 
 END_MARK = "[END]"
 
@@ -426,7 +426,7 @@ class SenseiDouble:
         listed, transcript = split_at_transcript(request.prompt)
         lines = {name: (name, kind, description) for name, kind, description in _FIELD.findall(listed)}
         asked = request.fields or list(lines)  # no schema (a plain call): every listed field
-        fields = [lines.get(name, (name, "string", "")) for name in asked]
+        fields: list[tuple[str, ...]] = [lines.get(name, (name, "string", "")) for name in asked]
         turns = parse_conversation(transcript)
         bot = [t.text for t in turns if t.speaker == "Chatbot"]
         loose = rng.random() < self.imperfection.loose_format

@@ -450,7 +450,9 @@ class TracerDouble:
         rng = request.rng
         prompt = request.prompt
         known: dict[Concept, str] = {}
-        listed, _ = split_at_transcript(prompt)  # the functionalities already known come before the transcript
+        listed, _ = split_at_transcript(
+            prompt
+        )  # the functionalities already known come before the transcript
         for name in _KNOWN.findall(listed):
             concept = understand(name)
             if concept is not None:

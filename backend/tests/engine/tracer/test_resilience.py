@@ -13,8 +13,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from engine.connectors import BotReply, ChatbotHTTPError, ChatbotUnavailable, ConnectorError
 from engine.llm import LLMAuthError, LLMError, RetryPolicy
 from engine.llm.offline.imperfect import Request, Responder
-from engine.llm.offline.tracer import TracerDouble
 from engine.llm.offline.script import Reply
+from engine.llm.offline.tracer import TracerDouble
 from engine.tracer import RecordingReporter, TracerConfig, TracerResult, run_tracer
 
 from .conftest import BotConnector, imperfect_client, make_deps
