@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from benchmarks.sensei_loose_json import BOOKING, ORDER
 from engine.bots import load_bot
 from engine.bots.connector import BotConnector
 from engine.check import Limits, check
@@ -24,50 +25,6 @@ from engine.sensei.simulator import TAG_EXTRACT, TAG_GOAL_CHECK, TAG_USER_TURN, 
 from .conftest import FAST_RETRY, TODAY, profile_from
 
 TIDY = SenseiImperfection(**dict.fromkeys(SenseiImperfection.__dataclass_fields__, 0.0))
-
-ORDER = """
-test_name: quality_order
-user:
-  role: You order a pizza and drinks to pick up tonight.
-  goals:
-    - "order a {{size}} {{pizza}} pizza"
-    - "with {{drinks}} {{drink}} to drink"
-    - size: {function: forward(), type: string, data: [small, medium, large]}
-    - pizza: {function: another(), type: string, data: [margherita, carbonara, hawaiian]}
-    - drink: {function: random(), type: string, data: [coke, lemonade, water]}
-    - drinks: {function: random(), type: int, data: [1, 2, 3]}
-chatbot:
-  is_starter: false
-  fallback: Sorry, I didn't catch that.
-  output:
-    - price: {type: money, description: the total price of the order}
-    - order_id: {type: string, description: the order number}
-conversation:
-  number: 6
-  goal_style: {GOAL_STYLE}
-  interaction_style: [default]
-"""
-
-BOOKING = """
-test_name: quality_booking
-user:
-  role: Your bike needs the workshop.
-  goals:
-    - "book a {{service}} for {{day}} at {{hour}}"
-    - ask how much a new tire costs
-    - service: {function: forward(), type: string, data: [repair, tune-up]}
-    - day: {function: random(), type: string, data: [tomorrow, next friday]}
-    - hour: {function: random(), type: string, data: [10am, "11:30", 3pm]}
-chatbot:
-  is_starter: true
-  fallback: Sorry, the workshop is noisy today. Could you say that again?
-  output:
-    - price: {type: money, description: the starting price of the service}
-conversation:
-  number: 6
-  goal_style: {GOAL_STYLE}
-  interaction_style: [default]
-"""
 
 
 def _client(double: SenseiDouble) -> LLMClient:
