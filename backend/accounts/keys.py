@@ -1,7 +1,7 @@
 """/api/keys/ and /api/providers/: the caller's LLM API keys.
 
 A key is encrypted on arrival and only its masked hint is ever returned. Creating one never contacts the
-provider (it works offline). Testing a key and listing its models are short runs started by `runs.jobs`, so the key
+provider (it works offline). Testing a key and listing its models are short runs started by `runs.http.jobs`, so the key
 is decrypted only inside a worker — never in a web request and never in a queue message.
 """
 

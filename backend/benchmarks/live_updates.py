@@ -66,7 +66,7 @@ def write_event(run_id: int, number: int) -> tuple[int, float]:
 
 
 def finish(run_id: int) -> None:
-    from runs import bookkeeping
+    from runs.worker import bookkeeping
 
     bookkeeping.succeed(run_id, {"benchmark": True})
 

@@ -30,4 +30,4 @@ def _import_before_forking(**_: object) -> None:
     import langchain_core.language_models  # noqa: F401
     import openai  # noqa: F401
 
-    import runs.tasks  # noqa: F401
+    import runs.worker.tasks  # noqa: F401

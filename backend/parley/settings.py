@@ -208,7 +208,7 @@ SPECTACULAR_SETTINGS = {
         "ConversationStabilityEnum": "engine.regression.compare.STABILITIES",
         "ComparisonVerdictEnum": "engine.regression.compare.COMPARE_VERDICTS",
         "ComparedGroupStatusEnum": "engine.regression.compare.GROUP_STATUSES",
-        "ConversationVerdictEnum": "runs.conversation_list.VERDICTS",
+        "ConversationVerdictEnum": "runs.http.conversation_list.VERDICTS",
     },
 }
 
@@ -247,7 +247,7 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # A worker that dies mid-run must not hand the message to another worker: the run would be executed twice.
-# The task_failure handler marks such a run failed instead (runs/bookkeeping.py).
+# The task_failure handler marks such a run failed instead (runs/worker/bookkeeping.py).
 CELERY_TASK_REJECT_ON_WORKER_LOST = False
 # Hard limit per run; the soft limit one minute earlier lets the run end `failed` with a readable reason.
 # RabbitMQ's consumer_timeout must exceed this (docker/rabbitmq.conf, `make run` and .ci/run raise it).
@@ -298,7 +298,7 @@ if PRODUCTION:
 # Destinations the engines may reach although they are not public (see engine/egress.py).
 EGRESS_ALLOW = env.list("PARLEY_EGRESS_ALLOW", [])
 
-# --- live updates (runs/live.py, runs/streams.py; served by the ASGI process, parley/asgi.py) ----------------
+# --- live updates (runs/http/live.py, runs/http/streams.py; served by the ASGI process, parley/asgi.py) ----------------
 # A comment line every STREAM_HEARTBEAT_S keeps proxies from closing a quiet stream; a stream ends after
 # STREAM_MAX_S, or at the first heartbeat after its sign-in ended (the browser reconnects at once and is
 # authenticated again, so a revoked token stops there).

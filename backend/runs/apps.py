@@ -6,4 +6,4 @@ class RunsConfig(AppConfig):
     verbose_name = "Runs"
 
     def ready(self) -> None:
-        from runs import tasks  # noqa: F401  (connects the Celery failure handler)
+        from runs.worker import tasks  # noqa: F401  (connects the Celery failure handler)

@@ -17,8 +17,8 @@ from ruamel.yaml.error import YAMLError
 from accounts.models import User
 from engine.errors import ParleyError
 from engine.yamlguard import load_yaml
-from runs import bookkeeping
 from runs.models import Run, RunEvent
+from runs.worker import bookkeeping
 from workspace.models import Project
 
 logger = logging.getLogger(__name__)

@@ -1,14 +1,14 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from runs.compare import BaselineView, CompareView, ProjectBaselineView, RerunView
-from runs.coverage import CoverageDraftView, CoverageView
-from runs.jobs import ConnectorTestView, KeyModelsView, KeyTestView
-from runs.projects import ExportView, ImportView, ModelDiffView
-from runs.security_compare import SecurityCompareView
-from runs.shrink_views import ShrinkReportView, ShrinkView
-from runs.streams import run_stream, runs_stream
-from runs.views import ProjectRunsView, RunViewSet
+from runs.http.compare import BaselineView, CompareView, ProjectBaselineView, RerunView
+from runs.http.coverage import CoverageDraftView, CoverageView
+from runs.http.jobs import ConnectorTestView, KeyModelsView, KeyTestView
+from runs.http.projects import ExportView, ImportView, ModelDiffView
+from runs.http.security_compare import SecurityCompareView
+from runs.http.shrink_views import ShrinkReportView, ShrinkView
+from runs.http.streams import run_stream, runs_stream
+from runs.http.views import ProjectRunsView, RunViewSet
 
 router = SimpleRouter()
 router.register("runs", RunViewSet, basename="run")

@@ -9,9 +9,9 @@ import time
 import pytest
 
 from engine.connectors.volatile import MAX_PATTERNS
-from runs.execution import execute_sensei
+from runs.http.serializers import RunRequestSerializer
 from runs.models import Run
-from runs.serializers import RunRequestSerializer
+from runs.worker.execution import execute_sensei
 from tests.engine.sensei.conftest import FakeBot
 from tests.test_run_compare import PROFILE, fake_llm, project  # noqa: F401 - fixtures
 from workspace.models import Connector
@@ -81,7 +81,7 @@ def test_a_re_run_ignores_a_value_the_connector_marks_volatile(auth_api, project
     Connector.objects.filter(pk=project.connector_id).update(technology="demo", params={"bot": "pizza"})
     table = {"word": "kiwi"}  # the chatbot names a new table in every run; no built-in pattern sees a word
     monkeypatch.setattr(
-        "runs.execution.create_connector",
+        "runs.worker.execution.create_connector",
         lambda config, guard: FakeBot(lambda text, turn: f"Sure. Your table is {table['word']}."),
     )
     Connector.objects.filter(pk=project.connector_id).update(volatile=["(?<=table is )[a-z]+"])

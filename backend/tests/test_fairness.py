@@ -7,8 +7,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import open_session
-from runs.bookkeeping import AT_CAP, start_within_cap
 from runs.models import Run
+from runs.worker.bookkeeping import AT_CAP, start_within_cap
 from tests.factories import RunFactory, UserFactory
 from tests.test_keys_api import create_key
 

@@ -19,6 +19,10 @@ WEB = ["parley", "runs", "workspace", "accounts", "common", "engine"]
 # The command line stands beside the web layers: it calls the engine, and `parley serve` starts the platform.
 COMMAND_LINE = {"cli", "commands"}
 COMMAND_LINE_MAY_IMPORT = {"engine", "cli", "commands", "parley.localrun"}
+# `runs/` in two halves: the HTTP side (views, serializers, streams, exports) starts work only by queueing a task
+# and cancels it only through the state machine; the worker side never reads a request. Both read `runs.models`,
+# `runs.selectors` and `runs.services`.
+HTTP_MAY_IMPORT_FROM_WORKER = {"runs.worker.tasks", "runs.worker.bookkeeping"}
 
 # Inside the engine, by rank: a part may import its own modules and any part of a lower rank.
 ENGINE = {
@@ -100,6 +104,10 @@ def test_the_graph_sees_every_layer():
     assert set(WEB) | COMMAND_LINE <= layers
     assert {_engine_part(m) for m in modules() if m.startswith("engine.")} == set(ENGINE)
     assert sum(len(targets) for targets in imports().values()) > 500
+    assert {m.split(".")[1] for m in modules() if m.startswith("runs.") and m.count(".") == 2} >= {
+        "http",
+        "worker",
+    }
 
 
 def test_web_layers_import_only_downwards():
@@ -121,6 +129,20 @@ def test_web_layers_import_only_downwards():
             if _web_layer(t) in COMMAND_LINE or WEB.index(_web_layer(t)) < rank
         ]
     assert upward == []
+
+
+def test_the_two_halves_of_runs_stay_apart():
+    crossing = []
+    for module, targets in imports().items():
+        if module.startswith("runs.worker"):
+            crossing += [f"{module} -> {t}" for t in targets if t.startswith("runs.http")]
+        elif module.startswith("runs.http"):
+            crossing += [
+                f"{module} -> {t}"
+                for t in targets
+                if t.startswith("runs.worker") and t not in HTTP_MAY_IMPORT_FROM_WORKER
+            ]
+    assert crossing == []
 
 
 def test_engine_parts_import_only_downwards():
@@ -176,6 +198,7 @@ def test_the_layering_check_catches_an_upward_import(tmp_path, monkeypatch):
     planted = {
         "accounts.planted": "from runs.models import Run\n",
         "engine.connectors.planted": "from engine.bots import registry\n",
+        "runs.worker.planted": "from runs.http import exports\n",
     }
     real = dict(modules())
     fake = dict(real)
@@ -189,7 +212,12 @@ def test_the_layering_check_catches_an_upward_import(tmp_path, monkeypatch):
         graph = imports()
         assert "runs.models" in graph["accounts.planted"]
         assert "engine.bots.registry" in graph["engine.connectors.planted"]
-        for check in (test_web_layers_import_only_downwards, test_engine_parts_import_only_downwards):
+        assert "runs.http.exports" in graph["runs.worker.planted"]
+        for check in (
+            test_web_layers_import_only_downwards,
+            test_engine_parts_import_only_downwards,
+            test_the_two_halves_of_runs_stay_apart,
+        ):
             try:
                 check()
             except AssertionError:

@@ -87,9 +87,9 @@ def test_a_run_whose_whole_worker_is_killed_resumes_or_ends_within_a_minute(auth
     only the missing heartbeat tells. The reaper, as beat runs it, must act within 60 s of the death."""
     import time
 
-    from runs import bookkeeping
-    from runs.bookkeeping import reap_stale_runs
-    from runs.tasks import JOBS
+    from runs.worker import bookkeeping
+    from runs.worker.bookkeeping import reap_stale_runs
+    from runs.worker.tasks import JOBS
 
     with worker_process("doomed") as node:
         run_id = start(auth_api, project, kind="tracer", sessions=6, turns=4).json()["id"]

@@ -7,9 +7,9 @@ import pytest
 from celery.signals import before_task_publish
 from django.utils import timezone
 
-from runs.bookkeeping import MAX_ATTEMPTS, Heartbeat, reap_stale_runs, republish_unclaimed
 from runs.models import Run
-from runs.tasks import JOBS, TASKS
+from runs.worker.bookkeeping import MAX_ATTEMPTS, Heartbeat, reap_stale_runs, republish_unclaimed
+from runs.worker.tasks import JOBS, TASKS
 from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db
@@ -135,7 +135,7 @@ def test_the_worker_heartbeat_keeps_a_quiet_run_alive():
 def test_a_run_whose_database_connection_dropped_still_ends(monkeypatch):
     from django.db import OperationalError
 
-    from runs import bookkeeping
+    from runs.worker import bookkeeping
 
     real = bookkeeping.succeed
     calls = []

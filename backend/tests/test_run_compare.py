@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 from accounts.services import open_session
 from commands import sensei as sensei_command
 from engine.llm.offline.server import running_fake_server
-from runs.execution import execute_sensei
+from runs.http.serializers import RunRequestSerializer
 from runs.models import Conversation, RuleResult, Run
-from runs.serializers import RunRequestSerializer
+from runs.worker.execution import execute_sensei
 from tests.factories import UserFactory
 from workspace.models import Connector, Project
 

@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 from accounts.services import open_session
 from engine.tracer.artefacts import graph_json, model_json
 from engine.tracer.model import Functionality, FunctionalModel, Parameter
-from runs.drafting import execute_profile_draft
 from runs.models import Artefact, Conversation, Run
+from runs.worker.drafting import execute_profile_draft
 from tests.factories import UserFactory
 from tests.test_run_compare import fake_llm, filled, project, record  # noqa: F401 - fixtures
 from workspace.models import Profile, Project

@@ -7,9 +7,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from engine.errors import ParleyError
-from runs import bookkeeping
 from runs.models import Run, RunEvent
-from runs.reporting import RunRecorder
+from runs.worker import bookkeeping
+from runs.worker.reporting import RunRecorder
 from tests.factories import RunFactory
 from workspace.models import Connector, Project
 

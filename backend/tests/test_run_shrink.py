@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from runs import tasks
-from runs.execution import execute_sensei
+from runs.http.serializers import RunRequestSerializer
 from runs.models import Conversation, Run
-from runs.serializers import RunRequestSerializer
-from runs.shrinking import execute_shrink
+from runs.worker import tasks
+from runs.worker.execution import execute_sensei
+from runs.worker.shrinking import execute_shrink
 from tests.engine.regression.test_shrink import DETOURS, _script
 from tests.test_run_compare import fake_llm, project  # noqa: F401 - fixtures
 from tests.test_run_coverage import stranger

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from runs import bookkeeping
 from runs.models import IllegalTransition, Run
+from runs.worker import bookkeeping
 from tests.factories import RunFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -92,7 +92,7 @@ def test_a_second_cancel_is_a_no_op():
 
 
 def test_a_worker_failure_signal_marks_the_run_failed():
-    from runs.tasks import on_task_failure, ping
+    from runs.worker.tasks import on_task_failure, ping
 
     run = RunFactory(status=S.RUNNING)
     on_task_failure(sender=ping, args=(run.pk,), exception=None)
@@ -131,7 +131,7 @@ def test_the_direct_run_document_matches_what_the_declared_fields_build(auth_api
     from django.utils import timezone
     from rest_framework import serializers
 
-    from runs.serializers import RunSerializer
+    from runs.http.serializers import RunSerializer
     from workspace.models import Connector, Project
 
     connector = Connector.objects.create(

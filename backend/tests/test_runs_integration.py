@@ -4,7 +4,7 @@ import pytest
 
 from runs.models import Run
 from runs.services import create_run
-from runs.tasks import ping
+from runs.worker.tasks import ping
 from tests import worker_tasks
 from tests.conftest import wait_for
 

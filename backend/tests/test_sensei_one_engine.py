@@ -15,9 +15,9 @@ from django.db import connection
 
 from commands import sensei as sensei_command
 from engine.llm.offline.server import running_fake_server
-from runs.execution import execute_sensei
+from runs.http.serializers import RunRequestSerializer
 from runs.models import Artefact, Conversation, Run
-from runs.serializers import RunRequestSerializer
+from runs.worker.execution import execute_sensei
 from workspace.models import Project
 
 pytestmark = [pytest.mark.django_db(transaction=True)]

@@ -12,9 +12,9 @@ import pytest
 
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
 from engine.sensei.verdicts import judge
-from runs import exports
-from runs.execution import _sensei_result
+from runs.http import exports
 from runs.models import Conversation, Run
+from runs.worker.execution import _sensei_result
 from tests.factories import RunFactory
 
 pytestmark = pytest.mark.django_db

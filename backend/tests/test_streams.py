@@ -1,4 +1,4 @@
-"""Live updates (runs/streams.py) through a real uvicorn serving parley.asgi on a loopback port, reading the test
+"""Live updates (runs/http/streams.py) through a real uvicorn serving parley.asgi on a loopback port, reading the test
 database: who may stream what, and that what the worker writes reaches an open stream within a second, through
 PostgreSQL's NOTIFY (the triggers of runs/migrations/0007_live_notify.py)."""
 
@@ -20,8 +20,8 @@ from django.test import Client
 from knox.models import AuthToken
 
 from accounts.services import open_session
-from runs import bookkeeping
 from runs.models import Conversation, Run, RunEvent
+from runs.worker import bookkeeping
 from tests.conftest import _database_url
 from tests.factories import RunFactory, UserFactory
 from workspace.models import Connector, Project
@@ -188,7 +188,7 @@ def test_an_event_that_commits_after_a_later_one_still_arrives(open_stream, owne
     """SENSEI's conversations write side by side: an event can commit after one with a higher id."""
     import psycopg
 
-    from runs.live import conninfo
+    from runs.http.live import conninfo
 
     run = RunFactory(owner=owner)
     _, stream = open_stream(f"/api/stream/runs/{run.pk}/", owner.token)
@@ -357,7 +357,7 @@ def _close_reader_connections() -> None:
     from django.conf import settings
     from django.db import connections
 
-    from runs import streams
+    from runs.http import streams
 
     size = settings.STREAM_DB_THREADS
     everyone = threading.Barrier(size)
@@ -376,7 +376,7 @@ def test_a_client_that_goes_away_leaves_nothing_behind(owner):
     import asyncio
 
     from parley.asgi import application
-    from runs import live
+    from runs.http import live
 
     run = RunFactory(owner=owner)
 

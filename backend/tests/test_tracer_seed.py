@@ -9,9 +9,9 @@ import pytest
 
 from accounts.models import LLMKey
 from engine.tracer import TracerConfig
-from runs import execution
+from runs.http.serializers import RunRequestSerializer
 from runs.models import Run
-from runs.serializers import RunRequestSerializer
+from runs.worker import execution
 from workspace.models import Connector, Project
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import LLMKey
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
-from runs.reporting import RunRecorder
+from runs.worker.reporting import RunRecorder
 from tests import test_streams
 from workspace.models import Connector, Project
 

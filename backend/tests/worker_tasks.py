@@ -8,7 +8,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
 from engine.errors import ParleyError
-from runs.bookkeeping import run_task
+from runs.worker.bookkeeping import run_task
 
 
 class ChatbotUnreachable(ParleyError):

@@ -11,7 +11,7 @@ views, exports, artefacts, comparisons, coverage, the live streams — asks here
   address). Owner-only events (the system log) are the event readers' to leave out; they ask `View.owner`.
 - A private project and its runs do not exist for anyone else (a 404, as in the lists).
 
-Secrets are never returned to anyone, owners included: the run's own scrubber (runs.secrets, D12) blanks them
+Secrets are never returned to anyone, owners included: the run's own scrubber (runs.worker.secrets, D12) blanks them
 before anything is stored. They are not decrypted here: secrets are decrypted only in the worker that uses them.
 """
 

@@ -197,6 +197,17 @@ class Scope:
     """Makes `order_id()` unique per conversation and turn yet reproducible."""
 
 
+def _order_id(seed: str) -> str:
+    """Six hex digits from the seed, with at least one decimal digit: an id of letters only ("EADEDC", about one
+    in 360) reads as a word, so replay could not tell it is volatile (D24) and would re-ask the LLM for the
+    conversation that holds it. The rare all-letter draw gets its last letter swapped for a digit."""
+    digest = hashlib.sha256(seed.encode()).hexdigest()
+    head = digest[:6].upper()
+    if any(c.isdigit() for c in head):
+        return head
+    return head[:5] + str(int(digest[6:8], 16) % 10)
+
+
 def _number(value: Value | None, what: str) -> float:
     if isinstance(value, float | int):
         return float(value)
@@ -240,7 +251,7 @@ def evaluate(node: Node, scope: Scope) -> Value:
         value = args[0]
         return float(len(value)) if isinstance(value, list) else (0.0 if value in ("", None) else 1.0)
     if node.function == "order_id":
-        return hashlib.sha256(scope.seed.encode()).hexdigest()[:6].upper()
+        return _order_id(scope.seed)
     numbers = [_number(arg, f"an argument of {node.function}()") for arg in args]
     if not numbers:
         raise FormulaError(f"{node.function}() needs arguments")

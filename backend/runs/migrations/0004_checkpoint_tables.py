@@ -6,7 +6,7 @@ from django.db import migrations
 def create_checkpoint_tables(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    from runs.checkpoints import create_tables
+    from runs.worker.checkpoints import create_tables
 
     create_tables(schema_editor.connection.settings_dict)
 

@@ -1,4 +1,4 @@
-"""PostgreSQL tells the live-update streams what changed (runs/live.py listens on the `parley_runs` channel).
+"""PostgreSQL tells the live-update streams what changed (runs/http/live.py listens on the `parley_runs` channel).
 
 Triggers rather than calls in the recorder and the bookkeeping: every writer of a run — the worker's recorder,
 the state machine, the reaper, a cancel from the API, a deletion — is covered without any of them knowing, and

@@ -1,5 +1,5 @@
 """/api/connectors/: the caller's connectors, their technologies' parameter schemas and validation (testing one is a
-short run, started by `runs.jobs`).
+short run, started by `runs.http.jobs`).
 
 Secret parameters (as each technology declares them) are encrypted on save and never returned: responses list
 only which secrets are set. On update, an omitted or empty secret keeps its stored value.

@@ -86,7 +86,7 @@ class ProjectSerializer(serializers.ModelSerializer[Project]):
         return unique_name_per_owner(self, Project, value, "project")
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        """A project with a key needs the model its runs fall back on (runs.deps): without one, every run
+        """A project with a key needs the model its runs fall back on (runs.worker.deps): without one, every run
         would be refused at start. Without a key it may be saved as a draft; the test center says what is
         missing."""
         current = self.instance

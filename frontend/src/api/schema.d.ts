@@ -2261,7 +2261,7 @@ export interface components {
          * @enum {string}
          */
         RunRequestKindEnum: "tracer" | "sensei" | "check" | "bench" | "security";
-        /** @description One body for the four kinds; each kind reads its own fields. */
+        /** @description One body for the project run kinds (TRACER, SENSEI, check, bench, security); each reads its own fields. */
         RunRequestRequest: {
             kind: components["schemas"]["RunRequestKindEnum"];
             sessions?: number;

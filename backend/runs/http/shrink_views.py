@@ -2,7 +2,7 @@
 
 `ShrinkView` (POST /api/runs/{id}/conversations/{cid}/shrink/) starts a short `shrink` run on a failed
 conversation of a SENSEI run; only the project's owner may (it sends real requests to the project's chatbot).
-The worker is `runs.shrinking`.
+The worker is `runs.worker.shrinking`.
 
 `ShrinkReportView` (GET /api/runs/{id}/shrink-report/markdown or …/junit, like the runs' exports) exports a finished shrink run as
 the Markdown bug report or a JUnit case, for whoever may read the run; `report_hider` is the one place that
@@ -30,11 +30,12 @@ from engine.regression.shrink import (
     ShrinkResult,
 )
 from engine.regression.shrink.bugreport import Hide, to_junit, to_markdown
-from runs import services, tasks
-from runs.conversation_list import row_verdict
+from runs import services
+from runs.http.conversation_list import row_verdict
+from runs.http.serializers import RunSerializer
 from runs.models import Conversation, Run
-from runs.serializers import RunSerializer
-from runs.views import readable_runs
+from runs.selectors import readable_runs
+from runs.worker import tasks
 from workspace import visibility
 
 

@@ -9,7 +9,7 @@
 - `POST /api/runs/{id}/coverage/drafts/` with `{"functionalities": [...], "tracer": id?}` starts a short run
   (`profile_draft`) in which the project's LLM drafts SENSEI profiles for those functionalities with TRACER's
   own profile synthesis (`engine.tracer.drafts`); they land in the project's test center as profiles the user
-  edits (origin `manual`, named `draft_…`, `source_run` the drafting run; `runs.drafting`). The owner only.
+  edits (origin `manual`, named `draft_…`, `source_run` the drafting run; `runs.worker.drafting`). The owner only.
 """
 
 from __future__ import annotations
@@ -26,11 +26,12 @@ from rest_framework.views import APIView
 
 from engine.regression.coverage import coverage, graph_nodes
 from engine.tracer.drafts import MAX_CHOSEN
-from runs import services, tasks
-from runs.compare import run_data_of
+from runs import services
+from runs.http.compare import run_data_of
+from runs.http.serializers import RunSerializer
 from runs.models import Artefact, Run
-from runs.serializers import RunSerializer
-from runs.views import readable_runs
+from runs.selectors import readable_runs
+from runs.worker import tasks
 from workspace import visibility
 
 

@@ -1,8 +1,9 @@
-"""The four long run kinds, from a run row to stored results: build the engine's dependencies in the worker,
-call the engine's one entry point, and file what it produced.
+"""TRACER, SENSEI, check and bench runs (security, drafts and shrink have modules of their own), from a run row
+to stored results: build the engine's dependencies in the worker, call the engine's one entry point, and file what
+it produced.
 
-Each function takes the claimed `Run` and returns the run's `result`; runs.bookkeeping owns the status. They are
-safe to call again for the same run after a crash: TRACER resumes from its checkpoint, SENSEI skips the
+Each function takes the claimed `Run` and returns the run's `result`; runs.worker.bookkeeping owns the status.
+They are safe to call again for the same run after a crash: TRACER resumes from its checkpoint, SENSEI skips the
 conversations already stored, and a check run and a bench replace what they stored.
 """
 
@@ -30,12 +31,12 @@ from engine.sensei.personalities import Personality as EnginePersonality
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
 from engine.tracer.artefacts import graph_json, model_json, report_md
 from engine.tracer.reporter import TracerCancelled
-from runs import deps
-from runs.checkpoints import checkpointer
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
-from runs.replay import replay_for, save_replay
-from runs.reporting import BenchProgress, RunCancel, RunRecorder
 from runs.verdict_counts import sensei_verdicts
+from runs.worker import deps
+from runs.worker.checkpoints import checkpointer
+from runs.worker.replay import replay_for, save_replay
+from runs.worker.reporting import BenchProgress, RunCancel, RunRecorder
 from workspace.models import Profile, Rule
 from workspace.validation import validate_personality, validate_profile
 

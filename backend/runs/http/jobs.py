@@ -22,10 +22,10 @@ from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import APIView
 
 from accounts.models import LLMKey, User
-from runs import tasks
+from runs.http.serializers import RunSerializer
 from runs.models import Run
-from runs.serializers import RunSerializer
 from runs.services import create_run
+from runs.worker import tasks
 from workspace.models import Connector
 
 TEST_MESSAGE = "Hello"

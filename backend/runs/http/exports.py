@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 from engine.conversation import ErrorCode
 from engine.sensei.verdicts import current, tally, verdict_of
 from engine.spreadsheet import csv_writer
-from runs import security
+from runs.http import security_exports
 from runs.models import Artefact, Conversation, RuleResult, Run
 
 
@@ -102,7 +102,7 @@ def statistics(run: Run) -> dict[str, Any]:
             response_times=_distribution(_response_times([row["record"] for row in rows])),
         )
     elif run.kind == Run.Kind.SECURITY:
-        body.update(security.statistics(run))
+        body.update(security_exports.statistics(run))
     elif run.kind == Run.Kind.CHECK:
         results = list(RuleResult.objects.filter(run=run))
         body["rules"] = [
@@ -124,7 +124,7 @@ def statistics(run: Run) -> dict[str, Any]:
 
 
 def _run_json(run: Run) -> dict[str, Any]:
-    from runs.serializers import RunSerializer
+    from runs.http.serializers import RunSerializer
 
     # The input in full (with the profile and rule snapshots): what it takes to repeat the run.
     document: dict[str, Any] = {
@@ -139,7 +139,7 @@ def _run_json(run: Run) -> dict[str, Any]:
     if run.kind == Run.Kind.BENCH:
         document["bench"] = _bench_data(run)
     if run.kind == Run.Kind.SECURITY:
-        document["attempts"] = security.records(run)
+        document["attempts"] = security_exports.records(run)
     return document
 
 
@@ -156,7 +156,7 @@ def _bench_mutants(run: Run) -> list[dict[str, Any]]:
 
 def _csv(run: Run) -> str:
     if run.kind == Run.Kind.SECURITY:
-        return security.csv_text(run)
+        return security_exports.csv_text(run)
     out = io.StringIO()
     writer = csv_writer(out)
     if run.kind == Run.Kind.BENCH:
@@ -240,7 +240,7 @@ def _csv(run: Run) -> str:
 
 def _junit(run: Run) -> str:
     if run.kind == Run.Kind.SECURITY:
-        return security.junit(run)
+        return security_exports.junit(run)
     suite = ET.Element("testsuite", name=f"parley-{run.kind}-{run.pk}")
     cases = 0
     failures = 0

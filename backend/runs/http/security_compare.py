@@ -21,9 +21,9 @@ from rest_framework.views import APIView
 
 from engine.regression import DEFAULT_THRESHOLD
 from engine.security import AttemptRecord, SecurityComparison, compare_campaigns
-from runs.compare import ComparisonSchema
+from runs.http.compare import ComparisonSchema
 from runs.models import Run, SecurityAttempt
-from runs.views import readable_runs
+from runs.selectors import readable_runs
 from workspace import visibility
 
 

@@ -1,4 +1,4 @@
-"""Celery tasks: each carries only a run id and calls one entry point; runs.bookkeeping owns the status."""
+"""Celery tasks: each carries only a run id and calls one entry point; runs.worker.bookkeeping owns the status."""
 
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from accounts.models import LLMKey
 from engine.connectors import test_connection
 from engine.errors import ParleyError
 from engine.llm import list_models
-from runs import bookkeeping, deps, execution
-from runs.bookkeeping import run_task
-from runs.drafting import execute_profile_draft
 from runs.models import Run
-from runs.security import execute_security
-from runs.shrinking import execute_shrink
+from runs.worker import bookkeeping, deps, execution
+from runs.worker.bookkeeping import run_task
+from runs.worker.drafting import execute_profile_draft
+from runs.worker.security import execute_security
+from runs.worker.shrinking import execute_shrink
 from workspace.models import Connector
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def connector_test(run: Run) -> dict[str, Any]:
 @shared_task(name="runs.profile_draft", time_limit=900, soft_time_limit=870)
 @run_task
 def profile_draft(run: Run) -> dict[str, Any]:
-    """Drafts profiles for chosen functionalities with the project's LLM (a few calls; `runs.drafting`)."""
+    """Drafts profiles for chosen functionalities with the project's LLM (a few calls; `runs.worker.drafting`)."""
     return execute_profile_draft(run)
 
 
@@ -124,7 +124,7 @@ def bench(self: Any, run_id: int) -> None:
     _capped(self, run_id, execution.execute_bench)
 
 
-@shared_task(name="runs.security", bind=True)
+@shared_task(name="runs.worker.security", bind=True)
 def security(self: Any, run_id: int) -> None:
     _capped(self, run_id, execute_security)
 

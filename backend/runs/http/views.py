@@ -20,10 +20,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from runs import bookkeeping, exports, services, tasks
-from runs.conversation_list import FAULTS, VERDICTS, listed_conversations, with_fault, with_verdict
-from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
-from runs.serializers import (
+from runs import services
+from runs.http import exports
+from runs.http.conversation_list import FAULTS, VERDICTS, listed_conversations, with_fault, with_verdict
+from runs.http.serializers import (
     ArtefactSerializer,
     ConversationListSerializer,
     ConversationSerializer,
@@ -34,57 +34,13 @@ from runs.serializers import (
     RunSerializer,
     SecurityAttemptSerializer,
 )
+from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
+from runs.selectors import ORDERINGS, filter_runs, readable_runs
+from runs.worker import bookkeeping, tasks
 from workspace import visibility
 from workspace.permissions import readable_projects, writable_projects
 
-ORDERINGS = {
-    "created_at",
-    "-created_at",
-    "cost_usd",
-    "-cost_usd",
-    "finished_at",
-    "-finished_at",
-    "kind",
-    "status",
-}
 EVENTS_PER_PAGE = 500
-
-
-def readable_runs(user: Any) -> QuerySet[Run]:
-    """The runs `user` may read (workspace.visibility), with what a visitor's view of them needs."""
-    runs = Run.objects.select_related("project__connector", "project__llm_key", "owner")
-    return runs.filter(visibility.readable(user, "project__"))
-
-
-class RunFilters(serializers.Serializer[Any]):
-    """The list filters, parsed like any other input: a bad value is a 400 naming the parameter."""
-
-    project = serializers.IntegerField(required=False, min_value=1)
-    kind = serializers.ChoiceField(choices=Run.Kind.choices, required=False)
-    status = serializers.ChoiceField(choices=Run.Status.choices, required=False)
-    created_after = serializers.DateField(required=False)
-    created_before = serializers.DateField(required=False)
-    search = serializers.CharField(required=False, max_length=200)
-    ordering = serializers.ChoiceField(choices=sorted(ORDERINGS), required=False)
-
-
-def filter_runs(runs: QuerySet[Run], params: Any) -> QuerySet[Run]:
-    """Project, kind, status, a creation date range, a search over the project name, and an ordering."""
-    parsed = RunFilters(
-        data={key: params.get(key) for key in RunFilters().fields if params.get(key) not in (None, "")}
-    )
-    parsed.is_valid(raise_exception=True)
-    wanted = parsed.validated_data
-    for field in ("project", "kind", "status"):
-        if field in wanted:
-            runs = runs.filter(**{field: wanted[field]})
-    if "created_after" in wanted:
-        runs = runs.filter(created_at__date__gte=wanted["created_after"])
-    if "created_before" in wanted:
-        runs = runs.filter(created_at__date__lte=wanted["created_before"])
-    if "search" in wanted:
-        runs = runs.filter(project__name__icontains=wanted["search"])
-    return runs.order_by(wanted["ordering"], "-id") if "ordering" in wanted else runs
 
 
 class RunAccess(BasePermission):

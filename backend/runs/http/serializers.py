@@ -10,9 +10,9 @@ from rest_framework import serializers
 from engine.bots.mutation import OPERATORS
 from engine.security import needs_model
 from engine.sensei import new_seed
-from runs.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
+from runs.http.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
-from runs.security import NoTracerStates, tracer_states
+from runs.selectors import NoTracerStates, tracer_states
 from runs.verdict_counts import refreshed_result
 from workspace import visibility
 from workspace.models import Campaign, Profile, Project, Rule
@@ -135,7 +135,7 @@ class PingSerializer(serializers.Serializer[Any]):
 
 
 class RunRequestSerializer(serializers.Serializer[Any]):
-    """One body for the four kinds; each kind reads its own fields."""
+    """One body for the project run kinds (TRACER, SENSEI, check, bench, security); each reads its own fields."""
 
     kind = serializers.ChoiceField(
         choices=[Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK, Run.Kind.BENCH, Run.Kind.SECURITY]

@@ -3,7 +3,7 @@
 - `POST /api/runs/{id}/baseline/` makes a finished SENSEI run its project's baseline (the previous one stops
   being it); `DELETE` unmarks it. Owners only. `GET /api/projects/{id}/baseline/` says which run it is.
 - `POST /api/runs/{id}/rerun/` starts a new SENSEI run with the same profiles, seed and settings against the
-  chatbot as it is now, answering its LLM calls from this run's while the chatbot answers alike (`runs.replay`,
+  chatbot as it is now, answering its LLM calls from this run's while the chatbot answers alike (`runs.worker.replay`,
   decision D24): an unchanged chatbot is re-tested without one LLM call. Owners only.
 - `GET /api/runs/{id}/compare/?baseline={id}&threshold=0.1` compares a SENSEI run with the given run, or with
   its project's baseline: the engine's `engine.regression.compare`, the same code `parley sensei compare` runs.
@@ -29,10 +29,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.regression import DEFAULT_THRESHOLD, CompareSettings, Comparison, RunData, compare, run_data
-from runs import services, tasks
+from runs import services
+from runs.http.serializers import RunSerializer
 from runs.models import Conversation, RuleResult, Run
-from runs.serializers import RunSerializer
-from runs.views import readable_runs
+from runs.selectors import readable_runs
+from runs.worker import tasks
 from workspace import visibility
 from workspace.permissions import readable_projects
 

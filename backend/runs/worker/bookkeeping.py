@@ -2,7 +2,7 @@
 
 Every change is a conditional UPDATE on the expected current status, so two workers (or a worker and a cancel
 request) can never both win: the loser sees zero rows changed and stands down. Task bodies never write status;
-`run_task` wraps them and owns success, failure and time-outs; the Celery `task_failure` handler in `runs.tasks`
+`run_task` wraps them and owns success, failure and time-outs; the Celery `task_failure` handler in `runs.worker.tasks`
 owns the deaths that happen outside the task body (hard time limit, killed worker process).
 """
 
@@ -129,7 +129,7 @@ def execute(run: Run, body: Callable[[Run], dict[str, Any]]) -> None:
     """Run the body of a claimed run and record how it ended; never raises."""
     from django.conf import settings
 
-    from runs.secrets import run_scrubber
+    from runs.worker.secrets import run_scrubber
 
     run_id = run.pk
     scrub = run_scrubber(run_id)  # a failure message may quote what a chatbot or provider echoed

@@ -1,6 +1,6 @@
 """The drafting run (`profile_draft`): SENSEI profiles for chosen functionalities of a TRACER run's model, written
 by the project's LLM with TRACER's own profile synthesis (`engine.tracer.drafts`), stored in the project's test
-center as profiles the user edits. Started from the coverage map (`runs.coverage`).
+center as profiles the user edits. Started from the coverage map (`runs.http.coverage`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from engine.errors import ParleyError
 from engine.tracer.config import TracerConfig
 from engine.tracer.drafts import draft_profiles
 from engine.tracer.model import snake_name
-from runs import deps
 from runs.models import Artefact, Run
-from runs.reporting import RunRecorder
+from runs.worker import deps
+from runs.worker.reporting import RunRecorder
 from workspace.models import Profile
 from workspace.validation import validate_profile
 

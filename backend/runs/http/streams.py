@@ -13,7 +13,7 @@ for a run of a public project — strangers get the same 404 as the detail endpo
 events, and a visitor's snapshot and events of every kind come without the chatbot's address.
 Authentication is the API's own (the `Authorization` header, sent by a fetch-based client; never a token in the
 URL, which nginx would log). Database reads run on a small pool of threads (PARLEY_STREAM_DB_THREADS), and the
-streams watching one run share each read (runs.live.Hub.shared).
+streams watching one run share each read (runs.http.live.Hub.shared).
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
-from runs.live import RESYNC, Change, Hub, Unavailable, hub
+from runs.http.live import RESYNC, Change, Hub, Unavailable, hub
+from runs.http.serializers import RunEventSerializer, RunSerializer
 from runs.models import Run, RunEvent
-from runs.serializers import RunEventSerializer, RunSerializer
-from runs.views import readable_runs
+from runs.selectors import readable_runs
 from workspace import visibility
 
 T = TypeVar("T")

@@ -1,4 +1,4 @@
-"""What changed, for the live-update streams of one ASGI process (runs/streams.py).
+"""What changed, for the live-update streams of one ASGI process (runs/http/streams.py).
 
 One `Hub` per event loop holds one PostgreSQL connection that LISTENs on the channel the triggers of migration
 0007 notify (a run created, changed or deleted; an event or a conversation added), and hands each change to the

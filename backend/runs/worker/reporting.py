@@ -19,7 +19,7 @@ from engine.conversation import ConversationRecord, Turn
 from engine.evaluation import BenchReporter, MutantOutcome
 from engine.llm import UsageRecord
 from runs.models import Run, RunEvent
-from runs.secrets import run_scrubber
+from runs.worker.secrets import run_scrubber
 
 HEARTBEAT_S = 5.0  # how often a run that only makes LLM calls (the bench) proves its worker lives
 MAX_TEXT = 4000  # one chatbot message in the live log; the full transcript is stored elsewhere

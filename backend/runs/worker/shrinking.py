@@ -4,7 +4,7 @@
 connector; the LLM is opened only when no code rule turns the failure into a check and the project has a key. A
 failure that reproduces is saved as a scripted profile in the project's test center, named after the failure;
 the profile's `source_run` is the shrink run, whose input names the SENSEI run and the conversation, and its
-YAML's first line says both. The views are in `runs.shrink_views`.
+YAML's first line says both. The views are in `runs.http.shrink_views`.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from engine.conversation import ConversationRecord
 from engine.errors import ParleyError
 from engine.regression.shrink import ShrinkError, ShrinkResult, derive_failure, shrink_record
 from engine.sensei import load_profile
-from runs import deps
-from runs.drafting import free_name
 from runs.models import Conversation, Run
+from runs.worker import deps
+from runs.worker.drafting import free_name
 from workspace.models import Profile
 from workspace.validation import validate_profile
 

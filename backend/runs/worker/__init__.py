@@ -1,0 +1,1 @@
+"""The worker side of runs: what a Celery worker does with a run row — build the engine's dependencies, call its one entry point per kind, move the run through its states, keep secrets out of what it writes."""
