@@ -33,7 +33,7 @@ def _child(kind: str, latency: float) -> dict[str, Any]:
     if kind == "sensei":
         from sensei_concurrency import MESSAGES, run
 
-        from engine.llm.testing.fake_server import running_fake_server
+        from engine.llm.offline.server import running_fake_server
 
         script = {
             "sensei.user_turn": MESSAGES * 10_000,

@@ -38,7 +38,7 @@ from engine.conversation import ConversationRecord
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
 from engine.llm.ledger import UsageSummary
-from engine.llm.testing.imperfect_sensei import SenseiDouble
+from engine.llm.offline.sensei import SenseiDouble
 from engine.regression import Repeats
 from engine.regression.replay import Recording, Replay
 from engine.sensei import SenseiJob, load_profile, run_profiles

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.connectors import BotReply, Button, Connector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from engine.sensei import SenseiJob, SimulatorSettings, load_profile, run_profiles
 
 PROFILE = """

@@ -4,7 +4,7 @@
                                                                        [--slips 1.0] [--show N]
 
 Every finding on a bot without a fault is false. The simulated user, the goal judge and the extractor are the
-imperfect LLM double (`engine.llm.testing.imperfect_sensei`: paraphrases, prose around JSON, items in any
+imperfect LLM double (`engine.llm.offline.sensei`: paraphrases, prose around JSON, items in any
 spelling, an answered goal left out now and then, closings without the end marker); `--slips` scales how
 often it slips (0: a tidy model). Each bot gets the profiles below, written for what it does (orders, bookings, questions; the
 Spanish café in Spanish), in both goal styles; each profile runs `--repeats` times with seeds seed, seed+1, ...
@@ -28,6 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.on_bots import run_on_bot
 from engine.bots import load_bot
 from engine.check import Limits, check
 from engine.conversation import ConversationRecord
@@ -36,9 +37,8 @@ from engine.evaluation.oracles import oracle_rules
 from engine.evaluation.qualify_profiles import PROFILES as SHIPPED_PROFILES
 from engine.evaluation.scoring import verdicts
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
-from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
+from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
 from engine.sensei import load_profile
-from tests.engine.sensei.conftest import run_on_bot
 
 TODAY = date(2027, 3, 10)  # a Wednesday: "tomorrow" is a weekday for the bots that open on weekdays
 TARGET = 0.01

@@ -24,11 +24,56 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.on_bots import profile_from, run_on_bot
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
-from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from tests.engine.sensei.conftest import profile_from, run_on_bot
-from tests.engine.sensei.test_quality import BOOKING, ORDER
+from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
+
+# The two profiles of SENSEI's quality tests (`tests/engine/sensei/test_quality.py` reads them from here).
+ORDER = """
+test_name: quality_order
+user:
+  role: You order a pizza and drinks to pick up tonight.
+  goals:
+    - "order a {{size}} {{pizza}} pizza"
+    - "with {{drinks}} {{drink}} to drink"
+    - size: {function: forward(), type: string, data: [small, medium, large]}
+    - pizza: {function: another(), type: string, data: [margherita, carbonara, hawaiian]}
+    - drink: {function: random(), type: string, data: [coke, lemonade, water]}
+    - drinks: {function: random(), type: int, data: [1, 2, 3]}
+chatbot:
+  is_starter: false
+  fallback: Sorry, I didn't catch that.
+  output:
+    - price: {type: money, description: the total price of the order}
+    - order_id: {type: string, description: the order number}
+conversation:
+  number: 6
+  goal_style: {GOAL_STYLE}
+  interaction_style: [default]
+"""
+
+BOOKING = """
+test_name: quality_booking
+user:
+  role: Your bike needs the workshop.
+  goals:
+    - "book a {{service}} for {{day}} at {{hour}}"
+    - ask how much a new tire costs
+    - service: {function: forward(), type: string, data: [repair, tune-up]}
+    - day: {function: random(), type: string, data: [tomorrow, next friday]}
+    - hour: {function: random(), type: string, data: [10am, "11:30", 3pm]}
+chatbot:
+  is_starter: true
+  fallback: Sorry, the workshop is noisy today. Could you say that again?
+  output:
+    - price: {type: money, description: the starting price of the service}
+conversation:
+  number: 6
+  goal_style: {GOAL_STYLE}
+  interaction_style: [default]
+"""
+
 
 AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:\$|dollars?\b)|\$\s?(\d+(?:\.\d+)?)", re.IGNORECASE)
 

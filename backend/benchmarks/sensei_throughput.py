@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from sensei_concurrency import MESSAGES, run
 
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 
 LEVELS = (1, 4, 8, 16)
 

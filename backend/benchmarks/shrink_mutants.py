@@ -35,7 +35,7 @@ from benchmarks.sensei_false_findings import PROFILES, TODAY, _llm
 from engine.bots.connector import BotConnector
 from engine.bots.registry import mutants_of
 from engine.conversation import ConversationRecord
-from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
+from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
 from engine.regression.shrink import ShrinkError, ShrinkJob, shrink_record
 from engine.sensei import SenseiJob, load_profile, run_profiles
 from engine.sensei.profile import Profile

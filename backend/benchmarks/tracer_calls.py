@@ -33,7 +33,7 @@ from engine.bots.runtime import BotRuntime
 from engine.connectors import BotReply, Button, Connector
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 
 K = 3

@@ -40,8 +40,8 @@ from engine.bots.sources import Sources, normalise
 from engine.connectors import BotReply, Button, Connector
 from engine.egress import EgressGuard
 from engine.llm import LLMClient, ProviderConfig
-from engine.llm.testing.imperfect import glued
-from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.llm.offline.imperfect import glued
+from engine.llm.offline.tracer import TracerDouble
 from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 
 

@@ -28,7 +28,7 @@ from sensei_false_findings import PROFILES, TODAY, _llm
 from engine.bots.connector import BotConnector
 from engine.bots.population import write_population
 from engine.conversation import ConversationRecord
-from engine.llm.testing.imperfect_sensei import SenseiDouble
+from engine.llm.offline.sensei import SenseiDouble
 from engine.sensei import SenseiJob, SimulatorSettings, load_profile, run_profiles
 from engine.sensei.calibration import Calibration, calibrated_personality, calibration_of
 from engine.transcripts import import_transcripts, read_imported

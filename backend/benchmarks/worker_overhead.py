@@ -34,7 +34,7 @@ from typing import Any
 BACKEND_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(BACKEND_DIR))
 
-from engine.llm.testing.fake_server import FakeLLMServer, running_fake_server
+from engine.llm.offline.server import FakeLLMServer, running_fake_server
 
 DATABASE = "parley_bench_overhead"
 TARGET_MS = 1000

@@ -343,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.fake_llm_port:
         manager.add_process(
             "fake-llm",
-            f"{sys.executable} -m engine.llm.testing.fake_server --port {args.fake_llm_port} --latency 0.05",
+            f"{sys.executable} -m engine.llm.offline.server --port {args.fake_llm_port} --latency 0.05",
             env=env,
             cwd=str(BACKEND_DIR),
         )

@@ -22,7 +22,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from engine.bots.adversarial import AdversarialConnector
 from engine.egress import EgressGuard
 from engine.llm import LLMClient, ProviderConfig
-from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.llm.offline.tracer import TracerDouble
 from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 
 KEPT = ("model.json", "graph.json", "transcripts.json")

@@ -2,7 +2,8 @@
 longer than one sitting.
 
 Read from the source with `ast`, so an import inside a function counts as much as one at the top: a lazy import
-hides a cycle or an upward arrow, it does not remove it. Tests, benchmarks and scripts may import anything.
+hides a cycle or an upward arrow, it does not remove it. Tests, benchmarks and scripts may import anything but
+the tests: nothing outside `tests/` imports from it (its doubles are for the tests only).
 """
 
 from __future__ import annotations
@@ -226,6 +227,35 @@ def test_the_layering_check_catches_an_upward_import(tmp_path, monkeypatch):
             raise AssertionError(f"{check.__name__} accepted a planted upward import")
     finally:
         imports.cache_clear()
+
+
+def _imports_tests(source: str) -> list[str]:
+    """The imports of `tests` (or a module under it) in `source`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+        if isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        found += [name for name in names if name == "tests" or name.startswith("tests.")]
+    return found
+
+
+def test_product_code_never_imports_the_tests():
+    """The tests' doubles (`tests/doubles/`) stay out of the product: no module outside `tests/` — the engine, the
+    platform, the command line, the benchmarks and the scripts — imports one. What the product runs offline is in
+    `engine.llm.offline` and `engine.bots`."""
+    leaks = {
+        str(path.relative_to(BACKEND)): found
+        for path in BACKEND.rglob("*.py")
+        if not {".venv", "tests", "node_modules"} & set(path.relative_to(BACKEND).parts)
+        and (found := _imports_tests(path.read_text(encoding="utf-8")))
+    }
+    assert leaks == {}
+    # The check reads what it should: it sees the import a test module makes, and one planted in product code.
+    assert _imports_tests((BACKEND / "tests" / "engine" / "connectors" / "conftest.py").read_text()) != []
+    assert _imports_tests("import os\nfrom tests.doubles.connectors import fake_for\n") == [
+        "tests.doubles.connectors"
+    ]
 
 
 def test_no_module_is_longer_than_one_sitting():

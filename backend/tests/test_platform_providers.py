@@ -12,7 +12,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import LLMKey
-from engine.llm.testing.fake_server import DEFAULT_MODELS, running_fake_server
+from engine.llm.offline.server import DEFAULT_MODELS, running_fake_server
 from runs.models import Conversation, Run, RunEvent
 from tests.conftest import wait_for
 from tests.test_workspace_api import PROFILE

@@ -6,7 +6,7 @@ import signal
 
 import pytest
 
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from parley.celery import app
 from runs.models import Conversation, Run, RunEvent
 from tests.conftest import wait_for, worker_process

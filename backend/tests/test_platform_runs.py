@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from runs.models import Artefact, Conversation, RuleResult, Run
 from tests.conftest import wait_for
 from tests.test_workspace_api import PROFILE

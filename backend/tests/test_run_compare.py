@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from accounts.services import open_session
 from commands import sensei as sensei_command
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from runs.http.serializers import RunRequestSerializer
 from runs.models import Conversation, RuleResult, Run
 from runs.worker.execution import execute_sensei

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from runs.models import Artefact, Run, SecurityAttempt
 from tests.test_platform_runs import finished
 from workspace.models import Project

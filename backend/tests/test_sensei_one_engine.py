@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from commands import sensei as sensei_command
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from runs.http.serializers import RunRequestSerializer
 from runs.models import Artefact, Conversation, Run
 from runs.worker.execution import execute_sensei

@@ -4,10 +4,10 @@ import pytest
 from celery.signals import before_task_publish
 
 from accounts.models import LLMKey
-from engine.connectors.testing import fake_for
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from runs.models import Run
 from tests.conftest import wait_for
+from tests.doubles.connectors import fake_for
 from workspace.models import Connector
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

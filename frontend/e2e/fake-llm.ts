@@ -1,7 +1,7 @@
 import { type APIRequestContext, expect } from "@playwright/test";
 
 /**
- * The e2e stack's fake OpenAI-compatible LLM server (`engine/llm/testing/fake_server.py`), steered over HTTP, and
+ * The e2e stack's fake OpenAI-compatible LLM server (`engine/llm/offline/server.py`), steered over HTTP, and
  * the script the dashboards and the journey share.
  */
 export const FAKE_LLM_URL = process.env.PARLEY_FAKE_LLM_URL ?? "http://127.0.0.1:8093/v1";
@@ -11,7 +11,7 @@ export const FAKE_LLM_CONTROL = FAKE_LLM_URL.replace(/\/v1\/?$/, "");
 const SIZES = ["small", "medium", "large"];
 
 /**
- * What the fake LLM answers, per caller tag (`engine/llm/testing/script.py`), so that TRACER finds the pizza bot's
+ * What the fake LLM answers, per caller tag (`engine/llm/offline/script.py`), so that TRACER finds the pizza bot's
  * ordering steps in two categories, with a join (drinks follow either way of choosing a pizza), and writes two
  * profiles that SENSEI can play. Unscripted tags get schema-valid sample answers.
  */

@@ -5,7 +5,7 @@ import { signUp, unique } from "./account";
  * Real providers (#19) and same-named profiles (Web #23 item 2), against the real stack.
  *
  * The project's models are all `gpt-5-mini`, served by the e2e stack's fake OpenAI-compatible server — the strict
- * protocol double (`engine/llm/testing/protocol.py`), which refuses a temperature other than 1 and `max_tokens`
+ * protocol double (`engine/llm/offline/protocol.py`), which refuses a temperature other than 1 and `max_tokens`
  * for the gpt-5 family as the OpenAI API does. A SENSEI run and a TRACER run, both started from the browser,
  * succeed; the SENSEI run shows the warning about the temperature its profiles asked for and the model refuses;
  * the provider never saw a refused parameter more than once. The SENSEI run plays two profiles with the same

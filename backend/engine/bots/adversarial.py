@@ -33,9 +33,9 @@ from pydantic import JsonValue
 
 from engine.bots.runtime import Reply
 from engine.bots.server import BotServer, Protocol
+from engine.bots.taskyto import TaskytoProtocol
+from engine.bots.wire import FakeRequest, FakeResponse, ScriptedReply
 from engine.connectors.base import BotReply, Button, Connector
-from engine.connectors.testing.server import FakeRequest, FakeResponse, ScriptedReply
-from engine.connectors.testing.taskyto import TaskytoProtocol
 
 CANARY = "ZEBRA-7781"
 INSTRUCTIONS = (

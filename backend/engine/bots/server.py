@@ -37,8 +37,8 @@ from engine.bots.definition import BotDefinition
 from engine.bots.groundtruth import build_manifest
 from engine.bots.registry import UnknownMutant, load_bot, mutants_of
 from engine.bots.runtime import BotRuntime, Reply
-from engine.connectors.testing.server import FakeRequest, FakeResponse, ProtocolHandler, ScriptedReply
-from engine.connectors.testing.taskyto import TaskytoProtocol
+from engine.bots.taskyto import TaskytoProtocol
+from engine.bots.wire import FakeRequest, FakeResponse, ProtocolHandler, ScriptedReply
 
 Protocol = Literal["taskyto", "json"]
 

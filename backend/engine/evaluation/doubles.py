@@ -1,6 +1,6 @@
 """The bench on the imperfect LLM doubles: figures that can fail, reproducible offline, labelled as fake.
 
-`engine.llm.testing.imperfect_tracer` and `imperfect_sensei` read the prompts as a competent but imperfect model
+`engine.llm.offline.tracer` and `engine.llm.offline.sensei` read the prompts as a competent but imperfect model
 would (paraphrases, casing, omissions, bogus items, sloppy closings) and are given no ground truth, so the bench's
 figures on them measure Parley's machinery, not a real model. `parley bench --double imperfect` uses them; every
 figure is then labelled with `NOTE`. No judge model exists here: functionalities are matched by the lexical
@@ -14,8 +14,8 @@ from typing import Any
 from engine.egress import EgressGuard, EgressPolicy
 from engine.evaluation.config import BenchConfig, LLMFactory
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
-from engine.llm.testing.imperfect_sensei import SenseiDouble
-from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.llm.offline.sensei import SenseiDouble
+from engine.llm.offline.tracer import TracerDouble
 
 PROVIDER = "imperfect-double"
 MODEL = "imperfect-tracer+sensei"

@@ -28,8 +28,8 @@ from engine.evaluation.qualify_profiles import PROFILES
 from engine.evaluation.run import parley_version, run_bench
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
 from engine.llm.ledger import UsageRecord
-from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
-from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
+from engine.llm.offline.tracer import TracerDouble
 
 _DOUBLE_URL = "http://127.0.0.1:9/v1"  # never contacted: the doubles answer in process
 

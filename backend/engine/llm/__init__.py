@@ -4,8 +4,8 @@ Owns the providers (OpenAI, Google Gemini, any OpenAI-compatible server, all ove
 through the egress-guarded HTTP client), what each model family accepts and what a server refused at run time
 (`capabilities`, `ProviderState`), structured output read tolerantly and validated by pydantic with one repair
 attempt, retries under a circuit breaker and a shared rate-limit pause, the usage and cost ledger, the run budget,
-the per-key concurrency limit and the optional response cache. The strict test doubles of every provider family
-live in `engine.llm.testing`.
+the per-key concurrency limit and the optional response cache. The offline provider — Parley's own deliberately
+imperfect stand-in for a model, strict as each provider family's API — lives in `engine.llm.offline`.
 
 Typical use (the caller builds everything and passes it in; nothing here reads the environment)::
 

@@ -4,7 +4,7 @@ The gateway builds the whole request body itself (`engine.llm.capabilities` deci
 transport sends it unchanged: no SDK or framework renames `max_tokens`, drops a temperature or rewrites roles
 behind the gateway's back. `OpenAITransport` uses the OpenAI SDK (errors, timeouts) over the egress-guarded
 httpx client, with the SDK's own retries off. Test doubles implement the same `Transport` protocol
-(`engine.llm.testing.ScriptedChatModel`), so everything above the wire runs unchanged in unit tests.
+(`engine.llm.offline.ScriptedChatModel`), so everything above the wire runs unchanged in unit tests.
 """
 
 from __future__ import annotations

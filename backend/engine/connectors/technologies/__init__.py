@@ -1,7 +1,7 @@
 """The built-in technologies, one module each, every one exposing a `Technology` constant.
 
 To add one: a module here with a `TechnologySettings` subclass (its parameters), a `Connector` subclass,
-the constant, an entry in `ALL`, and a protocol fake in `connectors/testing/` so the registry-wide contract
+the constant, an entry in `ALL`, and a protocol fake in `tests/doubles/connectors/` so the registry-wide contract
 test (tests/engine/connectors/test_contract.py) covers it. Technologies defined above this package (the reference
 bots' `demo`) are added with `registry.register_technology`.
 """

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.connectors import RetryPolicy, create_connector
-from engine.connectors.testing import FakeServer, ScriptedReply, fake_for, params_for
 from engine.egress import EgressGuard, EgressPolicy
+from tests.doubles.connectors import FakeServer, ScriptedReply, fake_for, params_for
 
 NETWORK_TECHNOLOGIES = ["http", "taskyto", "rasa", "millionbot", "langgraph", "openai-chat"]
 FAST = RetryPolicy(attempts=3, first_wait_s=0)

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from commands import connectors
-from engine.connectors.testing import FakeResponse, FakeServer, TaskytoProtocol
+from tests.doubles.connectors import FakeResponse, FakeServer, TaskytoProtocol
 from tests.engine.connectors.conftest import echo
 
 

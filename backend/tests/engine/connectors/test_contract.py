@@ -17,7 +17,7 @@ from engine.connectors import (
     technologies,
     technology_names,
 )
-from engine.connectors.testing import fake_for, params_for
+from tests.doubles.connectors import fake_for, params_for
 from tests.engine.connectors.conftest import FAST, NETWORK_TECHNOLOGIES, echo
 
 ALL_NAMES = technology_names()

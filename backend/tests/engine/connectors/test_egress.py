@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from engine.connectors import create_connector, test_connection
-from engine.connectors.testing import FakeServer, TaskytoProtocol
 from engine.egress import EgressDenied, EgressGuard, EgressPolicy
+from tests.doubles.connectors import FakeServer, TaskytoProtocol
 from tests.engine.connectors.conftest import FAST, NETWORK_TECHNOLOGIES, echo
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from engine.connectors import ChatbotProtocolError, create_connector, test_connection
 from engine.connectors.paths import extract, parse_path
-from engine.connectors.testing import HTTP_CONNECTOR_FOR_GENERIC as GENERIC
-from engine.connectors.testing import FakeResponse, FakeServer, GenericJsonProtocol, RasaProtocol
+from tests.doubles.connectors import HTTP_CONNECTOR_FOR_GENERIC as GENERIC
+from tests.doubles.connectors import FakeResponse, FakeServer, GenericJsonProtocol, RasaProtocol
 from tests.engine.connectors.conftest import FAST, echo
 
 DOC = {"data": {"messages": [{"text": "a"}, {"text": "b"}, {"text": "c"}]}}

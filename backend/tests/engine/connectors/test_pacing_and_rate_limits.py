@@ -21,11 +21,11 @@ from engine.connectors import (
     technology_names,
 )
 from engine.connectors.pacing import Pacer, Pacing
-from engine.connectors.testing import FakeResponse, FakeServer, TaskytoProtocol
 from engine.connectors.transport import retry_after_s
 from engine.conversation import ErrorCode
 from engine.evaluation.scoring import error_reason
 from engine.sensei import connector_error_code, describe
+from tests.doubles.connectors import FakeResponse, FakeServer, TaskytoProtocol
 from tests.engine.connectors.conftest import FAST, echo
 
 BUSY = {"error": "too many requests"}

@@ -11,7 +11,7 @@ from engine.connectors import (
     ChatbotProtocolError,
     ChatbotTimeout,
 )
-from engine.connectors.testing import FakeResponse
+from tests.doubles.connectors import FakeResponse
 from tests.engine.connectors.conftest import NETWORK_TECHNOLOGIES
 
 # The request path that carries a user turn, per technology, for counting and fault injection.

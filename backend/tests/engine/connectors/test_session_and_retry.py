@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from engine.connectors import ChatbotHTTPError, ChatbotUnavailable, SessionLost, create_connector
-from engine.connectors.testing import FakeResponse, FakeServer, TaskytoProtocol
 from engine.egress import EgressGuard, EgressPolicy
+from tests.doubles.connectors import FakeResponse, FakeServer, TaskytoProtocol
 from tests.engine.connectors.conftest import FAST, echo
 
 

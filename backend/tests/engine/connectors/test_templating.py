@@ -9,7 +9,7 @@ import pytest
 
 from engine.connectors import ConnectorConfigError, create_connector
 from engine.connectors.templating import Values, render_body, render_path
-from engine.connectors.testing import FakeServer, GenericJsonProtocol
+from tests.doubles.connectors import FakeServer, GenericJsonProtocol
 from tests.engine.connectors.conftest import FAST, echo
 
 TRICKY = 'He said "hi" \\ then\nleft {session_id} ../../admin?x=1#frag {"user_msg": 1}'

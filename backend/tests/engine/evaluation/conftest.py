@@ -14,7 +14,7 @@ from typing import Any
 from engine.bots import manifest
 from engine.egress import EgressGuard
 from engine.llm import LLMClient, ProviderConfig
-from engine.llm.testing import ScriptedChatModel
+from engine.llm.offline import ScriptedChatModel
 
 USER_CYCLES: dict[str, list[str]] = {
     "pizza": [

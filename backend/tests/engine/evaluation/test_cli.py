@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from commands import bench as bench_command
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 
 from .conftest import sensei_script, tracer_script
 

@@ -12,7 +12,7 @@ from engine.evaluation.estimate import estimate_bench
 from engine.evaluation.matching import LEXICAL_NOTE, TAG_MATCH, precision_recall
 from engine.evaluation.prompts import MATCH_FUNCTIONALITIES
 from engine.llm import LLMClient, Price, ProviderConfig, RetryPolicy
-from engine.llm.testing import ScriptedChatModel
+from engine.llm.offline import ScriptedChatModel
 from engine.tracer.model import Functionality, FunctionalModel, Parameter
 
 MODEL = FunctionalModel(

@@ -1,6 +1,6 @@
 """Fixtures for the gateway tests: a fake OpenAI-compatible server and clients pointed at it.
 
-The server logic lives in `engine.llm.testing.fake_server`; any other conftest can wrap it the same way.
+The server logic lives in `engine.llm.offline.server`; any other conftest can wrap it the same way.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy
-from engine.llm.testing.fake_server import FakeLLMServer, running_fake_server
+from engine.llm.offline.server import FakeLLMServer, running_fake_server
 
 # Real keys are never used: this one only has to look like a key, so redaction can be checked.
 FAKE_KEY = "sk-parley-test-7d3f9c2a51b4e8"

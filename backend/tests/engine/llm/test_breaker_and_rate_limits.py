@@ -134,7 +134,7 @@ def test_a_429_with_retry_after_makes_concurrent_calls_wait_together_and_none_fa
 
 
 def test_geminis_retry_delay_in_the_error_body_is_honoured(make_client, local_guard):
-    from engine.llm.testing.fake_server import running_fake_server
+    from engine.llm.offline.server import running_fake_server
 
     with running_fake_server(provider="gemini", models=("gemini-2.0-flash",)) as server:
         server.inject("rate_limit", times=1, retry_after=1)

@@ -10,7 +10,7 @@ import pytest
 
 import cli
 from commands import common
-from engine.llm.testing.fake_server import DEFAULT_MODELS
+from engine.llm.offline.server import DEFAULT_MODELS
 from tests.engine.llm.conftest import FAKE_KEY
 
 

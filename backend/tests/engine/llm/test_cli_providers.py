@@ -16,9 +16,9 @@ import yaml
 
 import cli
 from engine.bots.connector import register_demo_bots
-from engine.connectors.testing import fake_for, params_for
-from engine.llm.testing.fake_server import FakeLLMServer, running_fake_server
+from engine.llm.offline.server import FakeLLMServer, running_fake_server
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN
+from tests.doubles.connectors import fake_for, params_for
 from tests.engine.tracer.conftest import BotConnector, ground_truth_script
 
 MODELS = ("gpt-5-mini", "o4-mini", "gpt-4o-mini")

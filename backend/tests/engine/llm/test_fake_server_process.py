@@ -18,7 +18,7 @@ def server_process(tmp_path_factory):
     script = tmp_path_factory.mktemp("fake") / "script.yaml"
     script.write_text('bench.ask: "scripted from a file"\n', encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, "-m", "engine.llm.testing.fake_server", "--port", "0", "--script", str(script)],
+        [sys.executable, "-m", "engine.llm.offline.server", "--port", "0", "--script", str(script)],
         cwd=BACKEND_DIR,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -10,8 +10,8 @@ import pytest
 from pydantic import BaseModel
 
 from engine.llm import LLMAuthError, LLMRefusal, LLMRequestError, ProviderState, user
-from engine.llm.testing import ScriptedChatModel
-from engine.llm.testing.fake_server import FakeLLMServer, running_fake_server
+from engine.llm.offline import ScriptedChatModel
+from engine.llm.offline.server import FakeLLMServer, running_fake_server
 
 GEMINI_KEY = "AIzaSy-parley-test-0123456789abcdef"
 MODELS = ("gemini-2.5-flash", "gemini-2.0-flash")

@@ -14,8 +14,8 @@ from pydantic import BaseModel
 
 from engine.llm import LLMRequestError, LLMUnavailableError, ProviderState, user
 from engine.llm.capabilities import family_of
+from engine.llm.offline.server import running_fake_server
 from engine.llm.structured import request_kwargs
-from engine.llm.testing.fake_server import running_fake_server
 
 from .conftest import FAKE_KEY
 

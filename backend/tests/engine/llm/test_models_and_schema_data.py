@@ -11,9 +11,9 @@ from pydantic import BaseModel, Field
 
 from engine.egress import EgressDenied, EgressGuard, EgressPolicy
 from engine.llm import LLMAuthError, LLMConfigError, list_models
+from engine.llm.offline import sample_from_schema
+from engine.llm.offline.server import running_fake_server
 from engine.llm.providers import FALLBACK_MODELS
-from engine.llm.testing import sample_from_schema
-from engine.llm.testing.fake_server import running_fake_server
 from tests.engine.llm.conftest import FAKE_KEY
 
 LOCAL = EgressGuard(EgressPolicy.parse("127.0.0.1"))

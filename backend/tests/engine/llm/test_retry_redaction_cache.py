@@ -17,9 +17,9 @@ from engine.llm import (
     UsageLedger,
     user,
 )
+from engine.llm.offline import ScriptedChatModel
 from engine.llm.redact import Redactor
 from engine.llm.retry import parse_retry_after
-from engine.llm.testing import ScriptedChatModel
 
 KEY = "sk-proj-A1b2C3d4E5f6G7h8"
 

@@ -15,7 +15,7 @@ from engine.llm import (
     UsageLedger,
     user,
 )
-from engine.llm.testing import ScriptedChatModel, prose_around
+from engine.llm.offline import ScriptedChatModel, prose_around
 
 FAST = RetryPolicy(max_attempts=3, initial_delay_s=0.001, jitter_s=0.001, max_total_s=5)
 

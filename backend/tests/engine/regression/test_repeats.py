@@ -6,7 +6,7 @@ from __future__ import annotations
 from engine.connectors import BotReply, ChatbotHTTPError
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
-from engine.llm.testing import ScriptedChatModel
+from engine.llm.offline import ScriptedChatModel
 from engine.regression import Repeats, compare, repeat_seed, run_data
 from engine.sensei import SenseiJob, load_profile, plan, run_profiles
 from engine.sensei.simulator import TAG_USER_TURN

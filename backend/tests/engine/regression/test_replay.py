@@ -13,8 +13,8 @@ from pydantic import BaseModel
 from commands import sensei as sensei_command
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger, user
-from engine.llm.testing import ScriptedChatModel
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline import ScriptedChatModel
+from engine.llm.offline.server import running_fake_server
 from engine.regression.replay import Normaliser, Recording, Replay, load_replay_source
 from engine.sensei import SenseiJob, load_profile, run_profiles
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN

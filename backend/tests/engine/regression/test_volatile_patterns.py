@@ -9,10 +9,10 @@ import re
 import time
 
 from commands import sensei as sensei_command
-from engine.connectors.testing import FakeServer, TaskytoProtocol
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from engine.regression.replay import Normaliser
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN
+from tests.doubles.connectors import FakeServer, TaskytoProtocol
 from tests.engine.regression.test_replay import PROFILE
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from engine.connectors import BotReply, ChatbotHTTPError, Connector
 from engine.egress import EgressGuard
 from engine.llm import Budget, LLMClient, ProviderConfig, RetryPolicy
-from engine.llm.testing import ScriptedChatModel
+from engine.llm.offline import ScriptedChatModel
 
 CANARY = "PELICAN-4411"
 INSTRUCTIONS = (

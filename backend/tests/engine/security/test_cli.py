@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli import main
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 
 CAMPAIGN = """\
 name: pizza_security

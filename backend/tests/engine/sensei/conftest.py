@@ -11,22 +11,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from datetime import date
 from typing import Any
 
 import pytest
 
-from engine.bots.connector import BotConnector
+from benchmarks.on_bots import TODAY, profile_from, run_on_bot  # noqa: F401  (the SENSEI tests' shared helpers)
 from engine.connectors import BotReply, Button, ChatbotHTTPError, ChatbotTimeout, Connector
-from engine.conversation import ConversationRecord
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
-from engine.llm.testing import ScriptedChatModel
-from engine.sensei import SenseiJob, load_profile, run_profiles
+from engine.llm.offline import ScriptedChatModel
 
 FAST_RETRY = RetryPolicy(max_attempts=1, initial_delay_s=0.0, max_delay_s=0.0, jitter_s=0.0, max_total_s=1)
 FALLBACK = "Sorry, I did not understand that. Could you say it another way?"
-TODAY = date(2026, 3, 10)  # a Tuesday
 
 
 class FakeBot(Connector):
@@ -141,28 +137,3 @@ def make_llm() -> Callable[..., tuple[LLMClient, ScriptedChatModel]]:
         return client, model
 
     return build
-
-
-def profile_from(text: str, **options: Any) -> Any:
-    profile, problems = load_profile(text, **options)
-    assert profile is not None, [p.render() for p in problems]
-    return profile
-
-
-def run_on_bot(
-    profiles: list[Any], bot: str, llm: LLMClient, seed: int, today: date = TODAY
-) -> list[ConversationRecord]:
-    """SENSEI with `profiles` against the built-in `bot` in process, one conversation at a time, on `today`; the
-    records in the order they finished (the quality tests and their benchmarks share it)."""
-    records: list[ConversationRecord] = []
-    job = SenseiJob(
-        profiles,
-        lambda: BotConnector(bot, today=today),
-        llm,
-        sink=records.append,
-        concurrency=1,
-        seed=seed,
-        today=lambda: today,
-    )
-    run_profiles(job)
-    return records

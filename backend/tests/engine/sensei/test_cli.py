@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from commands import sensei
-from engine.connectors.testing import fake_for, params_for
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN
+from tests.doubles.connectors import fake_for, params_for
 
 from .test_planner import TABLE_2
 

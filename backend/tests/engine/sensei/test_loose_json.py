@@ -15,7 +15,7 @@ import pytest
 
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
-from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
+from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
 from engine.sensei.extraction import extract_outputs
 
 from .conftest import FAST_RETRY, TODAY, profile_from, run_on_bot
@@ -70,7 +70,7 @@ def test_loose_json_on_the_unmodified_bots_fails_nothing_and_extracts_every_stat
 def _extract(answer: dict | str, transcript: list[tuple[str, str]]) -> tuple:
     """One extraction answered with `answer` (as the model wrote it), on a conversation of (role, text) turns."""
     from engine.conversation import Turn
-    from engine.llm.testing.scripted import ScriptedChatModel
+    from engine.llm.offline.scripted import ScriptedChatModel
 
     profile = profile_from(ORDER.replace("{GOAL_STYLE}", "{steps: 4}"))
     turns = [Turn(role=role, text=said) for role, said in transcript]  # type: ignore[arg-type]

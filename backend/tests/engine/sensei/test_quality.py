@@ -1,4 +1,4 @@
-"""SENSEI's quality with the imperfect LLM double (engine.llm.testing.imperfect_sensei): a competent but imperfect
+"""SENSEI's quality with the imperfect LLM double (engine.llm.offline.sensei): a competent but imperfect
 model plays the user, judges the goals and extracts the outputs from the prompts alone — no ground truth is fed
 to it. On the unmodified reference bots SENSEI must report no finding, whatever the double's slips; the double
 itself is checked first, so a failure here says which side went wrong."""
@@ -9,13 +9,14 @@ from collections import Counter
 
 import pytest
 
+from benchmarks.sensei_loose_json import BOOKING, ORDER
 from engine.bots import load_bot
 from engine.check import Limits, check
 from engine.egress import EgressGuard, EgressPolicy
 from engine.evaluation.oracles import oracle_rules
 from engine.evaluation.scoring import verdicts
 from engine.llm import LLMClient, ProviderConfig, UsageLedger, system, user
-from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
+from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
 from engine.sensei import prompts
 from engine.sensei.extraction import answer_schema, extraction_prompt, read_answer
 from engine.sensei.simulator import TAG_EXTRACT, TAG_GOAL_CHECK, TAG_USER_TURN, GoalCheck
@@ -23,50 +24,6 @@ from engine.sensei.simulator import TAG_EXTRACT, TAG_GOAL_CHECK, TAG_USER_TURN, 
 from .conftest import FAST_RETRY, TODAY, profile_from, run_on_bot
 
 TIDY = SenseiImperfection(**dict.fromkeys(SenseiImperfection.__dataclass_fields__, 0.0))
-
-ORDER = """
-test_name: quality_order
-user:
-  role: You order a pizza and drinks to pick up tonight.
-  goals:
-    - "order a {{size}} {{pizza}} pizza"
-    - "with {{drinks}} {{drink}} to drink"
-    - size: {function: forward(), type: string, data: [small, medium, large]}
-    - pizza: {function: another(), type: string, data: [margherita, carbonara, hawaiian]}
-    - drink: {function: random(), type: string, data: [coke, lemonade, water]}
-    - drinks: {function: random(), type: int, data: [1, 2, 3]}
-chatbot:
-  is_starter: false
-  fallback: Sorry, I didn't catch that.
-  output:
-    - price: {type: money, description: the total price of the order}
-    - order_id: {type: string, description: the order number}
-conversation:
-  number: 6
-  goal_style: {GOAL_STYLE}
-  interaction_style: [default]
-"""
-
-BOOKING = """
-test_name: quality_booking
-user:
-  role: Your bike needs the workshop.
-  goals:
-    - "book a {{service}} for {{day}} at {{hour}}"
-    - ask how much a new tire costs
-    - service: {function: forward(), type: string, data: [repair, tune-up]}
-    - day: {function: random(), type: string, data: [tomorrow, next friday]}
-    - hour: {function: random(), type: string, data: [10am, "11:30", 3pm]}
-chatbot:
-  is_starter: true
-  fallback: Sorry, the workshop is noisy today. Could you say that again?
-  output:
-    - price: {type: money, description: the starting price of the service}
-conversation:
-  number: 6
-  goal_style: {GOAL_STYLE}
-  interaction_style: [default]
-"""
 
 
 def _client(double: SenseiDouble) -> LLMClient:

@@ -15,9 +15,9 @@ from engine.bots.runtime import BotRuntime
 from engine.connectors import BotReply, Button, Connector
 from engine.egress import EgressGuard
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy
-from engine.llm.testing import ScriptedChatModel
-from engine.llm.testing.imperfect import ImperfectChatModel, Responder
-from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.llm.offline import ScriptedChatModel
+from engine.llm.offline.imperfect import ImperfectChatModel, Responder
+from engine.llm.offline.tracer import TracerDouble
 from engine.tracer import TracerConfig, TracerDeps
 
 TODAY = date(2026, 3, 2)

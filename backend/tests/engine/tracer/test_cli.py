@@ -11,7 +11,7 @@ import pytest
 
 from commands import tracer as tracer_command
 from engine.bots.connector import register_demo_bots
-from engine.llm.testing.fake_server import running_fake_server
+from engine.llm.offline.server import running_fake_server
 
 from .conftest import BotConnector, ground_truth_script
 

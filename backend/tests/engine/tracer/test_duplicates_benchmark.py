@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.llm.testing.imperfect import glued
-from engine.llm.testing.imperfect_tracer import Concept, TracerDouble
+from engine.llm.offline.imperfect import glued
+from engine.llm.offline.tracer import Concept, TracerDouble
 
 SCRIPT = Path(__file__).parents[3] / "benchmarks" / "tracer_duplicates.py"
 FAQ = "A standard visit costs between 45$ and 55$, depending on the animal."

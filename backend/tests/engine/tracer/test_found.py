@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from engine.bots.adversarial import PIZZAS, SIZES, AdversarialConnector
-from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.llm.offline.tracer import TracerDouble
 from engine.tracer import TracerConfig, TracerJob, run_tracer
 from engine.tracer.found import locate
 from engine.tracer.model import Functionality, Output, Parameter

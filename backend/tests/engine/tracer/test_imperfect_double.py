@@ -4,7 +4,7 @@ protocol because every answer goes through the scripted double."""
 from __future__ import annotations
 
 from engine.llm import user
-from engine.llm.testing.imperfect_tracer import Concept, Imperfection, TracerDouble, understand
+from engine.llm.offline.tracer import Concept, Imperfection, TracerDouble, understand
 from engine.tracer import prompts
 from engine.tracer.consolidate import format_transcript, known_functionalities
 from engine.tracer.model import ExtractionAnswer, Functionality, FunctionalModel

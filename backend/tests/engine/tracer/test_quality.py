@@ -1,4 +1,4 @@
-"""TRACER's quality, measured with the imperfect double (`engine.llm.testing.imperfect_tracer`).
+"""TRACER's quality, measured with the imperfect double (`engine.llm.offline.tracer`).
 
 The double is given nothing about the bot: it reads the prompts as a model would, and names the same step with
 other verbs, synonyms, word order or casing from one session to the next, sometimes leaves a field out or adds
@@ -16,7 +16,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from engine.bots import bot_ids, manifest
 from engine.context import RecordingReporter, RunContext
-from engine.llm.testing.imperfect_tracer import Concept, TracerDouble
+from engine.llm.offline.tracer import Concept, TracerDouble
 from engine.tracer import TracerConfig, TracerJob, run_tracer
 from engine.tracer.consolidate import LEXICAL_NOTE
 

@@ -13,9 +13,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from engine.connectors import BotReply, ChatbotHTTPError, ChatbotUnavailable, ConnectorError
 from engine.context import RecordingReporter, RunContext
 from engine.llm import LLMAuthError, LLMError, RetryPolicy
-from engine.llm.testing.imperfect import Request, Responder
-from engine.llm.testing.imperfect_tracer import TracerDouble
-from engine.llm.testing.script import Reply
+from engine.llm.offline.imperfect import Request, Responder
+from engine.llm.offline.script import Reply
+from engine.llm.offline.tracer import TracerDouble
 from engine.tracer import TracerConfig, TracerJob, TracerResult, run_tracer
 
 from .conftest import BotConnector, imperfect_client, make_deps

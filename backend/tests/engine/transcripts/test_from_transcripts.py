@@ -18,8 +18,8 @@ from engine.bots.population import write_population
 from engine.egress import EgressGuard, EgressPolicy
 from engine.evaluation.matching import precision_recall
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
-from engine.llm.testing.imperfect import Request
-from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.llm.offline.imperfect import Request
+from engine.llm.offline.tracer import TracerDouble
 from engine.sensei.calibration import CalibratedUser, Calibration, calibrated_personality, calibration_of
 from engine.tracer.from_transcripts import model_from_transcripts, plan_sample, read_conversations
 from engine.transcripts import Conversation, Turn, import_transcripts
@@ -207,7 +207,7 @@ def _pizza_conversations(calibration: Calibration | None) -> list[Any]:
     from datetime import date
 
     from engine.bots.connector import BotConnector
-    from engine.llm.testing.imperfect_sensei import SenseiDouble
+    from engine.llm.offline.sensei import SenseiDouble
     from engine.sensei import SenseiJob, SimulatorSettings, load_profile, run_profiles
 
     profile, problems = load_profile(PIZZA_PROFILE, source="test")
@@ -384,7 +384,7 @@ def test_every_kind_of_personal_data_planted_is_neither_stored_nor_sent_to_an_ll
 
 def test_a_profile_using_the_calibrated_personality_is_enforced_by_parley_sensei_run(tmp_path, monkeypatch):
     from cli import main
-    from engine.llm.testing.fake_server import running_fake_server
+    from engine.llm.offline.server import running_fake_server
     from engine.sensei.simulator import TAG_USER_TURN
 
     monkeypatch.setenv("PARLEY_EGRESS_ALLOW", "127.0.0.1")

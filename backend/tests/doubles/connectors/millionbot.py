@@ -12,7 +12,7 @@ import uuid
 
 from pydantic import JsonValue
 
-from engine.connectors.testing.server import FakeRequest, FakeResponse, Reply, ScriptedReply
+from tests.doubles.connectors.server import FakeRequest, FakeResponse, Reply, ScriptedReply
 
 
 class MillionbotProtocol:

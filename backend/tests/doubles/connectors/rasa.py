@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-from engine.connectors.testing.server import FakeRequest, FakeResponse, Reply, ScriptedReply
+from tests.doubles.connectors.server import FakeRequest, FakeResponse, Reply, ScriptedReply
 
 WEBHOOK = "/webhooks/rest/webhook"
 

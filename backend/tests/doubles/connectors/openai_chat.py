@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-from engine.connectors.testing.server import FakeRequest, FakeResponse, Reply, ScriptedReply
+from tests.doubles.connectors.server import FakeRequest, FakeResponse, Reply, ScriptedReply
 
 PATH = "/v1/chat/completions"
 

@@ -1,14 +1,14 @@
-"""`ScriptedChatModel`: the in-process strict double, answering by caller tag, for unit tests.
+"""`ScriptedChatModel`: the offline provider's strict model in process, answering by caller tag from a script.
 
 Hand it to `LLMClient(..., chat_model=ScriptedChatModel(script))` and the whole gateway (planning, learned
 refusals, ledger, budget, cache, structured output and its repair) runs without any HTTP. It is a `Transport`:
 `send()` receives the exact request body the gateway would put on the wire, lets the strict protocol double
-(`engine.llm.testing.protocol`) answer it — so it refuses what the real API refuses — and turns an error reply
+(`engine.llm.offline.protocol`) answer it — so it refuses what the real API refuses — and turns an error reply
 into the same OpenAI SDK exception the real wire would raise. Replies follow the script format of
-`engine.llm.testing.script`. Every request, refused ones included, is kept in `calls`.
+`engine.llm.offline.script`. Every request, refused ones included, is kept in `calls`.
 
 It is also a LangChain chat model: `send()` goes through `_generate(messages, **request_fields)`, the hook the
-quality tier (`engine.llm.testing.imperfect`) overrides to write replies from the prompt before they are
+quality tier (`engine.llm.offline.imperfect`) overrides to write replies from the prompt before they are
 played through the strict protocol.
 """
 
@@ -29,8 +29,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
 from engine.llm.client import TAG_HEADER
-from engine.llm.testing.protocol import ProviderDouble, ProviderKind, WireReply
-from engine.llm.testing.script import Reply
+from engine.llm.offline.protocol import ProviderDouble, ProviderKind, WireReply
+from engine.llm.offline.script import Reply
 from engine.llm.transport import Completion, completion_from_json
 
 _FAKE_URL = "http://scripted.invalid/v1/chat/completions"

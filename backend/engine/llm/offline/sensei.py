@@ -1,5 +1,6 @@
-"""The imperfect double's SENSEI responders: a competent but imperfect model playing the user, judging goals and
-extracting outputs, for SENSEI quality tests and the false-finding benchmark.
+"""The offline provider's SENSEI responders: a competent but imperfect model playing the user, judging goals and
+extracting outputs — `double:imperfect`, `double:perfect` (every slip off) and `double:loose-json` of `parley
+qualify`, the simulated user of `parley bench --double imperfect`, SENSEI's quality tests and benchmarks.
 
 `SenseiDouble(seed).chat_model()` answers SENSEI's calls from what the prompts show, with no ground truth:
 - as the simulated user (`sensei.user_turn`) it reads its goals and the conversation, answers the chatbot's
@@ -18,8 +19,12 @@ extracting outputs, for SENSEI quality tests and the false-finding benchmark.
 - `sensei.any_list` invents short values from a small vocabulary.
 JSON answers reach the engine through the strict double, so outside strict mode they arrive wrapped in prose.
 
-The parsing follows the prompts of `engine.sensei.prompts` (imported nowhere here: the LLM layer sits below
-SENSEI); the SENSEI tests that drive this double fail when a prompt changes shape.
+Each responder is chosen by the call's tag (or its schema's name) and reads data, not wording: the judge takes
+the numbered goals, the `- name: ...` items and the transcript wherever the prompt puts them; the extractor
+answers the fields its response schema asks for, each read from its `- name (type): description` line. The
+plain-text user turn has only the instructions to go by for its goals and its nudges (rephrase, change topic,
+goals left): those cues are `CUES`, the one place that knows SENSEI's wording (`engine.sensei.prompts` is imported
+nowhere here: the LLM layer sits below SENSEI), and a test fails when a prompt no longer carries one.
 """
 
 from __future__ import annotations
@@ -29,30 +34,48 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from engine.llm.testing.imperfect import (
+from engine.llm.offline.imperfect import (
     STYLES,
     ImperfectChatModel,
     Request,
     Responder,
     ascii_fold,
+    split_at_transcript,
     styled,
     words_of,
 )
-from engine.llm.testing.imperfect_loose import loose_json
-from engine.llm.testing.script import Reply
+from engine.llm.offline.script import Reply
+from engine.llm.offline.sensei_loose import loose_json
 
 END_MARK = "[END]"
 
 # -- reading the prompts ------------------------------------------------------------------------------------------
 
-_GOALS = re.compile(r"^What you want from this conversation: (.*)$", re.MULTILINE)
-_TRANSCRIPT = "The conversation so far:\n"
-_NEXT = "Your next message as the user:"
-_REPHRASE = "did not understand your last message"
-_CHANGE_TOPIC = "keeps failing to understand"
-_GOALS_LEFT = re.compile(r"has not yet answered: (.*?)\. Do not say goodbye", re.DOTALL)
+CUES: dict[str, tuple[str, str]] = {
+    "goals": ("user_system", "What you want from this conversation: "),
+    "rephrase": ("rephrase", "did not understand your last message"),
+    "change_topic": ("change_topic", "keeps failing to understand"),
+    "goals_left": ("goals_left", "has not yet answered: "),
+    "goals_left_end": ("goals_left", ". Do not say goodbye"),
+    "language": ("language", "Write in "),
+    "end_mark": ("user_system", END_MARK),
+    "count": ("any_list", "Give exactly "),
+    "existing": ("any_list", "existing values: "),
+    "topic": ("any_list", "chatbot: "),
+}
+"""What only an instruction tells a plain-text turn (and the any() list), by cue: (the `engine.sensei.prompts`
+template that carries it — `any_list` also covers the count the executor writes into it —, the words)."""
+
+_GOALS = re.compile(rf"^{re.escape(CUES['goals'][1])}(.*)$", re.MULTILINE)
+_REPHRASE = CUES["rephrase"][1]
+_CHANGE_TOPIC = CUES["change_topic"][1]
+_GOALS_LEFT = re.compile(
+    rf"{re.escape(CUES['goals_left'][1])}(.*?){re.escape(CUES['goals_left_end'][1])}", re.DOTALL
+)
 _BUTTONS = re.compile(r" \[buttons: (.*)\]$")
-_FIELD = re.compile(r"^- (\S+) \((.+?)\): (.*)$")
+_FIELD = re.compile(r"^- (\S+) \((.+?)\): (.*)$", re.MULTILINE)
+_GOAL = re.compile(r"^(\d+)\. (.*)$", re.MULTILINE)
+_ITEM = re.compile(r"^- (\S+): (.*)$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -89,6 +112,16 @@ def _section(text: str, start: str, end: str | None = None) -> str:
         return ""
     rest = text.split(start, 1)[1]
     return rest.split(end, 1)[0] if end and end in rest else rest
+
+
+def _turn_and_after(prompt: str) -> tuple[list[Said], str]:
+    """The transcript of a user-turn prompt (its `User:` / `Chatbot:` lines up to the first blank line) and what
+    the prompt says after it; no transcript: no turns, and the whole prompt."""
+    _, rest = split_at_transcript(prompt)
+    if not rest:
+        return [], prompt
+    transcript, _, after = rest.partition("\n\n")
+    return parse_conversation(transcript), after
 
 
 # -- words ---------------------------------------------------------------------------------------------------------
@@ -255,12 +288,11 @@ class SenseiDouble:
         system, prompt, rng = request.system_text, request.prompt, request.rng
         found = _GOALS.search(system)
         goals = [g.strip() for g in found.group(1).split("; ")] if found else []
-        spanish = "in spanish" in (system + prompt).lower()
+        spanish = f"{CUES['language'][1]}spanish".lower() in (system + prompt).lower()
         words = _ES if spanish else _EN
-        turns = parse_conversation(_section(prompt, _TRANSCRIPT, "\n\n")) if _TRANSCRIPT in prompt else []
-        extra = _section(prompt, _TRANSCRIPT, _NEXT).split("\n\n", 1)[-1] if _TRANSCRIPT in prompt else prompt
+        turns, extra = _turn_and_after(prompt)
         message = self._next_message(goals, turns, extra, words, rng)
-        if END_MARK not in system:  # the end marker is written only when the prompt asks for it
+        if CUES["end_mark"][1] not in system:  # the end marker is written only when the prompt asks for it
             message = message.replace(END_MARK, "").rstrip()
         return {"content": self._dress(message, rng)}
 
@@ -349,12 +381,10 @@ class SenseiDouble:
     # -- the judge -----------------------------------------------------------------------------------------------
 
     def goal_check(self, request: Request) -> Reply:
-        prompt, rng, slips = request.prompt, request.rng, self.imperfection
-        goals = re.findall(r"^(\d+)\. (.*)$", _section(prompt, "Goals:\n", "\n\nItems:"), re.MULTILINE)
-        items = re.findall(
-            r"^- (\S+): (.*)$", _section(prompt, "Items:\n", "\n\nConversation:"), re.MULTILINE
-        )
-        turns = parse_conversation(_section(prompt, "Conversation:\n"))
+        rng, slips = request.rng, self.imperfection
+        listed, transcript = split_at_transcript(request.prompt)
+        goals, items = _GOAL.findall(listed), _ITEM.findall(listed)
+        turns = parse_conversation(transcript)
         bot = [t.text for t in turns if t.speaker == "Chatbot"]
         verdicts: list[dict[str, Any]] = []
         for number, goal in goals:
@@ -388,18 +418,16 @@ class SenseiDouble:
     def extract_again(self, request: Request) -> Reply:
         """Asked once more (the values no chatbot turn states, or that could not be read, with the reason): the
         same reading of the chatbot's words; a model told what was wrong no longer answers with nothing."""
-        return self.extract(request, header="Fields:\n", again=True)
+        return self.extract(request, again=True)
 
-    def extract(
-        self, request: Request, *, header: str = "Fields to extract:\n", again: bool = False
-    ) -> Reply:
-        prompt, rng = request.prompt, request.rng
-        fields = [
-            match.groups()
-            for line in _section(prompt, header, "\n\nConversation:").splitlines()
-            if (match := _FIELD.match(line))
-        ]
-        turns = parse_conversation(_section(prompt, "Conversation:\n"))
+    def extract(self, request: Request, *, again: bool = False) -> Reply:
+        """The fields the response schema asks for, each read from its `- name (type): description` line."""
+        rng = request.rng
+        listed, transcript = split_at_transcript(request.prompt)
+        lines = {name: (name, kind, description) for name, kind, description in _FIELD.findall(listed)}
+        asked = request.fields or list(lines)  # no schema (a plain call): every listed field
+        fields: list[tuple[str, ...]] = [lines.get(name, (name, "string", "")) for name in asked]
+        turns = parse_conversation(transcript)
         bot = [t.text for t in turns if t.speaker == "Chatbot"]
         loose = rng.random() < self.imperfection.loose_format
         answer = {
@@ -412,14 +440,14 @@ class SenseiDouble:
 
     def any_list(self, request: Request) -> Reply:
         prompt = _fold(request.prompt)
-        count = re.search(r"give exactly (\d+) values", prompt)
+        count = re.search(rf"{_fold(CUES['count'][1])}(\d+) values", prompt)
         wanted = int(count.group(1)) if count else 3
-        existing = _section(prompt, "existing values: ")
+        existing = _section(prompt, _fold(CUES["existing"][1]))
         for topic, values in _VOCABULARY.items():
             if topic in prompt:
                 fresh = [v for v in values if v not in existing]
                 return {"json": {"values": fresh[:wanted]}}
-        noun = (re.findall(r"[a-z]{3,}", _section(prompt, "chatbot: ", ".")) or ["item"])[-1]
+        noun = (re.findall(r"[a-z]{3,}", _section(prompt, _fold(CUES["topic"][1]), ".")) or ["item"])[-1]
         return {"json": {"values": [f"{noun} {i + 1}" for i in range(wanted)]}}
 
 

@@ -1,4 +1,5 @@
-"""The imperfect double's TRACER responders: a competent but imperfect model for TRACER quality tests.
+"""The offline provider's TRACER responders: a competent but imperfect model for `parley bench --double imperfect`,
+`parley tracer --from-transcripts --double imperfect`, TRACER's quality tests and benchmarks.
 
 `TracerDouble(seed).chat_model()` answers every TRACER call from what the prompt shows, with no ground truth:
 - exploring, it plays a customer: picks offered choices it has not tried (related to the session's focus
@@ -17,8 +18,13 @@
 
 Every name it writes is remembered with the step it meant, so `duplicate_report()` can count the duplicate
 pairs left in a finished model (two nodes for one step) and the over-merged nodes (one node for two steps).
-The parsing follows the prompts of `engine.tracer.prompts` (it imports nothing from the tracer: the LLM layer
-sits below it); when a prompt changes shape, the quality tests that use this double say so.
+Each responder is chosen by the call's tag (or its schema's name) and reads data, not wording: the transcript's
+`User:` / `Chatbot:` lines, the `- name: ...` lines of the functionalities already known, the numbered
+functionalities and the `- ... [N] ... [M]` questions of consolidation, the quoted messages of the fallback check
+and of the rewrite, and the lines TRACER's code writes (`Answer to "...":`, `(inputs: ...)`, `DSn: ...`). What only
+an instruction says — the explorer's language and the completion phrase — is `CUES`, the one place that knows
+TRACER's wording (`engine.tracer.prompts` is imported nowhere here: the LLM layer sits below the tracer); a test
+fails when a prompt no longer carries one.
 """
 
 from __future__ import annotations
@@ -30,16 +36,29 @@ from dataclasses import dataclass, field
 from random import Random
 from typing import Any
 
-from engine.llm.testing.imperfect import (
+from engine.llm.offline.imperfect import (
     STYLES,
     ImperfectChatModel,
     Request,
     Responder,
     glued,
+    split_at_transcript,
     styled,
     words_of,
 )
-from engine.llm.testing.script import Reply
+from engine.llm.offline.script import Reply
+
+CUES: dict[str, tuple[str, str]] = {
+    "spanish": ("explorer_system", "Write in Spanish"),
+    "complete": ("explorer_system", "EXPLORATION COMPLETE"),
+}
+"""What only an instruction tells the explorer, by cue: (the `engine.tracer.prompts` template, the words)."""
+
+_KNOWN = re.compile(r"^- (\S+?):", re.MULTILINE)
+_QUESTION = re.compile(r"^- [^\[\n]*\[(\d+)\]([^\n]*\[\d+\][^\n]*)$", re.MULTILINE)
+_QUOTED = re.compile(r'"(.*?)"(?=\n|$)', re.DOTALL)
+_FIRST_QUOTED_LINE = re.compile(r'^"(.*?)"\n', re.DOTALL | re.MULTILINE)
+_FOCUS = re.compile(r"^  (\S+?): ([^\n]*)", re.MULTILINE)
 
 # -- the double's vocabulary ---------------------------------------------------------------------------------------
 
@@ -431,13 +450,13 @@ class TracerDouble:
         rng = request.rng
         prompt = request.prompt
         known: dict[Concept, str] = {}
-        block = re.search(r"already known[^\n]*\n((?:- [^\n]*\n?)+)", prompt, re.IGNORECASE)
-        if block:
-            for line in block.group(1).splitlines():
-                match = re.match(r"^- (\S+?):", line)
-                concept = understand(match.group(1)) if match else None
-                if match and concept is not None:
-                    known.setdefault(concept, match.group(1))
+        listed, _ = split_at_transcript(
+            prompt
+        )  # the functionalities already known come before the transcript
+        for name in _KNOWN.findall(listed):
+            concept = understand(name)
+            if concept is not None:
+                known.setdefault(concept, name)
         transcript = parse_transcript(prompt)
         for speaker, text in transcript:
             if speaker == "Chatbot":
@@ -458,7 +477,7 @@ class TracerDouble:
         prompt = request.prompt
         names = {int(n): name for n, name in re.findall(r"^\[(\d+)\] (.+?): ", prompt, re.MULTILINE)}
         verdicts = []
-        for item, candidates in re.findall(r"^- Is \[(\d+)\] the same step as (.+)\?$", prompt, re.MULTILINE):
+        for item, candidates in _QUESTION.findall(prompt):
             concept = understand(names.get(int(item), ""))
             same = next(
                 (
@@ -490,12 +509,12 @@ class TracerDouble:
         return {"json": {"languages": languages, "fallback": fallback}}
 
     def fallback(self, request: Request) -> Reply:
-        match = re.search(r'The chatbot replied: "(.*)"', request.prompt, re.DOTALL)
-        reply = match.group(1) if match else ""
+        quoted = _QUOTED.findall(request.prompt)  # the fallback sentence, the user's message, the reply
+        reply = quoted[-1] if quoted else ""
         return {"json": {"is_fallback": bool(_FALLBACK.search(reply))}}
 
     def rewrite(self, request: Request) -> Reply:
-        match = re.search(r'wrote it:\n"(.*?)"\n', request.prompt, re.DOTALL)
+        match = _FIRST_QUOTED_LINE.search(request.prompt)  # the message to rewrite, quoted on its own line
         message = match.group(1) if match else ""
         chosen = re.search(r"happy to go with (.+?)\.?$", message)
         return {"json": {"message": chosen.group(1) if chosen else message}}
@@ -503,9 +522,9 @@ class TracerDouble:
     def explore(self, request: Request) -> Reply:
         rng = request.rng
         system_text = request.system_text
-        spanish = "Write in Spanish" in system_text
+        spanish = CUES["spanish"][1] in system_text
         focus_words: set[str] = set()
-        focus = re.search(r"explore its variations\.\n\s+(\S+?): ([^\n]*)", system_text)
+        focus = _FOCUS.search(system_text)  # the functionality a branch session explores, indented
         if focus:
             focus_words = set(topic_words(words_of(focus.group(1)) + words_of(focus.group(2))))
         history = request.messages[1:-1]
@@ -543,7 +562,7 @@ class TracerDouble:
         if "?" in question:
             return _value_for(question, rng, spanish)
         if len(said) >= 4:
-            return "EXPLORATION COMPLETE"
+            return CUES["complete"][1]
         return "¿Qué más puedes hacer?" if spanish else "What else can you do?"
 
     def classify(self, request: Request) -> Reply:

@@ -1,94 +1,23 @@
-"""A tiny threaded HTTP server on 127.0.0.1 that hands every request to a protocol handler.
+"""A tiny threaded HTTP server on 127.0.0.1 that hands every request to a protocol handler (tests only).
 
-The split is deliberate: a *protocol handler* (`handle(FakeRequest) -> FakeResponse`) knows a chatbot
-technology's wire format and nothing about sockets; `FakeServer` knows sockets and nothing about chatbots.
-The reference-bots HTTP server can mount the same handlers. For tests the server also records every request
+The split is deliberate: a *protocol handler* (`handle(FakeRequest) -> FakeResponse`, `engine.bots.wire`) knows a
+chatbot technology's wire format and nothing about sockets; `FakeServer` knows sockets and nothing about chatbots.
+The reference-bots HTTP server mounts the Taskyto handler itself. For tests the server also records every request
 (`requests`), adds latency, and lets a test script the next answers (`inject`) to simulate 500s, HTML pages,
 bad JSON or a hang — whatever the protocol.
 """
 
 from __future__ import annotations
 
-import json
 import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Protocol, Self
-from urllib.parse import parse_qs, urlsplit
+from typing import Any, Self
 
-from pydantic import JsonValue
+from engine.bots.wire import FakeRequest, FakeResponse, ProtocolHandler, Reply, ScriptedReply
 
-
-@dataclass(frozen=True)
-class ScriptedReply:
-    """What a fake bot says in one turn: messages, and buttons as (label, value) pairs."""
-
-    messages: list[str]
-    buttons: list[tuple[str, str]] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, value: str | list[str] | ScriptedReply) -> ScriptedReply:
-        if isinstance(value, ScriptedReply):
-            return value
-        return cls([value] if isinstance(value, str) else list(value))
-
-
-Reply = Callable[[str, str], str | list[str] | ScriptedReply]
-"""A fake bot's logic: `reply(session_id, user_text)`; raising an exception makes the turn fail (HTTP 500)."""
-
-
-@dataclass(frozen=True)
-class FakeRequest:
-    method: str
-    target: str
-    headers: dict[str, str]
-    body: bytes
-    received_at: float = field(default_factory=time.monotonic)  # when the server read it (monotonic clock)
-
-    @property
-    def path(self) -> str:
-        return urlsplit(self.target).path
-
-    @property
-    def query(self) -> dict[str, str]:
-        return {k: v[-1] for k, v in parse_qs(urlsplit(self.target).query, keep_blank_values=True).items()}
-
-    def header(self, name: str) -> str | None:
-        lowered = name.lower()
-        return next((v for k, v in self.headers.items() if k.lower() == lowered), None)
-
-    def json(self) -> Any:
-        """The decoded body; raises ValueError when it is not JSON."""
-        return json.loads(self.body.decode("utf-8"))
-
-
-@dataclass(frozen=True)
-class FakeResponse:
-    status: int = 200
-    body: bytes = b""
-    content_type: str = "application/json"
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
-
-    @classmethod
-    def json(cls, data: JsonValue, status: int = 200, **kwargs: Any) -> FakeResponse:
-        return cls(status, json.dumps(data).encode(), **kwargs)
-
-    @classmethod
-    def html(cls, status: int, title: str) -> FakeResponse:
-        page = f"<!doctype html>\n<html><head><title>{title}</title></head><body><h1>{title}</h1></body></html>\n"
-        return cls(status, page.encode(), content_type="text/html; charset=utf-8")
-
-    @classmethod
-    def text(cls, body: str, status: int = 200, content_type: str = "application/json") -> FakeResponse:
-        return cls(status, body.encode(), content_type=content_type)
-
-
-class ProtocolHandler(Protocol):
-    def handle(self, request: FakeRequest) -> FakeResponse: ...
+__all__ = ["FakeRequest", "FakeResponse", "FakeServer", "ProtocolHandler", "Reply", "ScriptedReply"]
 
 
 @dataclass

@@ -1,8 +1,8 @@
-"""Protocol fakes: in-process HTTP servers that speak each technology's wire format, for tests and demos.
+"""Protocol fakes: in-process HTTP servers that speak each technology's wire format, for the tests only.
 
 `server.FakeServer` (sockets, request log, fault injection) serves a protocol handler; the handlers here
-(`TaskytoProtocol`, `RasaProtocol`, `GenericJsonProtocol`, `MillionbotProtocol`, `LanggraphProtocol`,
-`OpenaiChatProtocol`) know one wire format each and take the bot's logic as `reply(session_id, text)`.
+(`RasaProtocol`, `GenericJsonProtocol`, `MillionbotProtocol`, `LanggraphProtocol`, `OpenaiChatProtocol`, and the
+reference bots' own `TaskytoProtocol` from `engine.bots.taskyto`) know one wire format each and take the bot's logic as `reply(session_id, text)`.
 `fake_for(technology, reply)` returns a not-yet-started server and the connector parameters that reach it.
 """
 
@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-from engine.connectors.testing.generic import GenericJsonProtocol
-from engine.connectors.testing.langgraph import LanggraphProtocol
-from engine.connectors.testing.millionbot import MillionbotProtocol
-from engine.connectors.testing.openai_chat import OpenaiChatProtocol
-from engine.connectors.testing.rasa import RasaProtocol
-from engine.connectors.testing.server import (
+from engine.bots.taskyto import TaskytoProtocol
+from tests.doubles.connectors.generic import GenericJsonProtocol
+from tests.doubles.connectors.langgraph import LanggraphProtocol
+from tests.doubles.connectors.millionbot import MillionbotProtocol
+from tests.doubles.connectors.openai_chat import OpenaiChatProtocol
+from tests.doubles.connectors.rasa import RasaProtocol
+from tests.doubles.connectors.server import (
     FakeRequest,
     FakeResponse,
     FakeServer,
@@ -23,7 +24,6 @@ from engine.connectors.testing.server import (
     Reply,
     ScriptedReply,
 )
-from engine.connectors.testing.taskyto import TaskytoProtocol
 
 HTTP_CONNECTOR_FOR_GENERIC: dict[str, JsonValue] = {
     "new_conversation": {"path": "/sessions", "session_id_path": "session.id", "greeting_path": "welcome"},

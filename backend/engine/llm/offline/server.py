@@ -1,10 +1,10 @@
-"""A fake OpenAI-compatible server, as strict as the provider it stands for, for tests that go through real HTTP.
+"""The offline provider over HTTP: a fake OpenAI-compatible server, as strict as the provider it stands for.
 
-`POST /v1/chat/completions` is answered by the strict protocol double (`engine.llm.testing.protocol`): OpenAI's
+`POST /v1/chat/completions` is answered by the strict protocol double (`engine.llm.offline.protocol`): OpenAI's
 rules by default (`provider="gemini"` or `"local"` for the others), so it refuses what the real API refuses,
 answers 429 with `Retry-After`, returns refusals and empty answers when scripted, and wraps JSON in prose outside
 strict JSON-schema mode. `GET /v1/models` lists the models it serves; any other model is a 404. Answers follow a
-script keyed by caller tag (format in `engine.llm.testing.script`); the server learns the tag from the
+script keyed by caller tag (format in `engine.llm.offline.script`); the server learns the tag from the
 `X-Parley-Tag` header the gateway sends on every call, or from the schema or tool name of a structured call.
 
 Faults can be scripted per tag or injected for the next N calls (`inject`). Every request is recorded
@@ -15,7 +15,7 @@ In-process (pytest)::
     with running_fake_server({"tracer.extract": {"json": {...}}}) as server:
         config = ProviderConfig("openai-compatible", base_url=server.base_url, model="gpt-5-mini")
 
-From another process: `python -m engine.llm.testing.fake_server --port P [--latency S] [--script FILE]
+From another process: `python -m engine.llm.offline.server --port P [--latency S] [--script FILE]
 [--provider openai|gemini|local]`. The first line on stdout is the base URL once the server listens. Other
 processes can steer it over HTTP: `POST /_fake/script {"tag": ..., "replies": [...]}`,
 `POST /_fake/inject {"fault": ..., "times": N, ...}`, `GET /_fake/requests`, `POST /_fake/reset`.
@@ -36,8 +36,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from engine.llm.client import TAG_HEADER
-from engine.llm.testing.protocol import ProviderDouble, ProviderKind, requested_schema
-from engine.llm.testing.script import FAULTS, Reply, Script, as_mapping, load_script
+from engine.llm.offline.protocol import ProviderDouble, ProviderKind, requested_schema
+from engine.llm.offline.script import FAULTS, Reply, Script, as_mapping, load_script
 
 # The models the fake server lists and serves: two neutral names and the OpenAI models the tests exercise.
 DEFAULT_MODELS = (
@@ -317,7 +317,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m engine.llm.testing.fake_server", description="A fake OpenAI-compatible LLM server."
+        prog="python -m engine.llm.offline.server", description="A fake OpenAI-compatible LLM server."
     )
     parser.add_argument("--port", type=int, default=0, help="port to listen on (0: any free port)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")

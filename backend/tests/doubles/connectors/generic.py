@@ -16,7 +16,7 @@ from urllib.parse import unquote
 
 from pydantic import JsonValue
 
-from engine.connectors.testing.server import FakeRequest, FakeResponse, Reply, ScriptedReply
+from tests.doubles.connectors.server import FakeRequest, FakeResponse, Reply, ScriptedReply
 
 
 class GenericJsonProtocol:

@@ -32,8 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from engine.llm.testing.schema_data import sample_from_schema
-from engine.llm.testing.script import (
+from engine.llm.offline.schema_data import sample_from_schema
+from engine.llm.offline.script import (
     MALFORMED_JSON,
     Reply,
     Script,
@@ -466,7 +466,7 @@ class ProviderDouble:
             return json.dumps(spec["json"], ensure_ascii=False), True
         if "content" in spec:
             return str(spec["content"]), False
-        schema = schema or _schema_in_instructions(body)
+        schema = schema or schema_in_instructions(body)
         if schema is not None:
             label = re.sub(r"[^A-Za-z0-9_-]", "_", tag) or "sample"
             return json.dumps(sample_from_schema(schema, label=label), ensure_ascii=False), True
@@ -508,7 +508,7 @@ def requested_schema(body: Any) -> tuple[dict[str, Any] | None, str | None, bool
     return None, None, False
 
 
-def _schema_in_instructions(body: Mapping[str, Any]) -> dict[str, Any] | None:
+def schema_in_instructions(body: Mapping[str, Any]) -> dict[str, Any] | None:
     """A model reads the schema Parley put in the prompt (JSON mode, instructions only); so does the double."""
     for message in reversed(body.get("messages") or []):
         content = str(message.get("content") or "") if isinstance(message, dict) else ""

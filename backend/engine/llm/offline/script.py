@@ -1,4 +1,4 @@
-"""Scripts for the LLM test doubles: which answer each caller tag gets, in order.
+"""Scripts for the offline provider: which answer each caller tag gets, in order.
 
 A script maps a caller tag (or a structured-output schema name) to one reply or a list of replies; a list is
 played in order and its last reply repeats. A reply is either a string (the answer text) or a mapping:

@@ -1,10 +1,11 @@
-"""Taskyto's HTTP protocol, server side: a faithful fake of `taskyto-serve` with pluggable bot logic.
+"""Taskyto's HTTP protocol, server side: the wire behaviour of `taskyto-serve`, with pluggable bot logic.
 
 `TaskytoProtocol(reply)` reproduces the wire behaviour the real server was observed to have — uuid4 ids,
 per-conversation state, the greeting swallowed by the first turn, a turn's utterances joined by newlines,
 compact sorted JSON with a trailing newline, the same status codes, content types and error prefixes, and
-Flask-style HTML pages for unknown routes and wrong methods. The bot logic is only the `reply` callable, so
-the reference-bots server can serve real bots through this same class. Test switches: `forget_all()`
+Flask-style HTML pages for unknown routes and wrong methods. The bot logic is only the `reply` callable: the
+reference-bots server (`engine.bots.server`) serves the bots through it, and the connector tests serve their
+fake Taskyto bots through it too (`tests/doubles/connectors/`). Test switches: `forget_all()`
 (a restart), `fail_new = True` (a bot that cannot start: HTML 500 on `new`).
 """
 
@@ -16,7 +17,7 @@ import uuid
 
 from pydantic import JsonValue
 
-from engine.connectors.testing.server import FakeRequest, FakeResponse, Reply, ScriptedReply
+from engine.bots.wire import FakeRequest, FakeResponse, Reply, ScriptedReply
 
 NEW = "/conversation/new"
 MESSAGE = "/conversation/user_message"
