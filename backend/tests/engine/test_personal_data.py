@@ -97,7 +97,7 @@ def test_a_turn_full_of_names_cannot_make_masking_slow():
     started = time.perf_counter()
     masker.learn_names(flood)
     masked = masker.mask(flood * 4)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 60  # linear: seconds on a busy machine; backtracking: hours
     assert masked.count("[NAME_") == 4 * 50  # the first fifty names, wherever they appear
 
 
@@ -120,4 +120,4 @@ def test_no_line_makes_a_detector_slow(flood):
     masker = Masker()
     masker.learn_names(flood)
     masker.mask(flood)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 60  # linear: seconds on a busy machine; backtracking: hours
