@@ -23,7 +23,7 @@ COMMAND_LINE_MAY_IMPORT = {"engine", "cli", "commands", "parley.localrun"}
 ENGINE = {
     "errors": 0,
     "redact": 0,
-    "personal_data": 0,  # the personal-data detectors: the security oracle, the transcript import (D35)
+    "personal_data": 0,  # the personal-data detectors: the security oracle, the transcript import (README D35)
     "yamlguard": 1,
     "yamldata": 1,
     "egress": 1,
