@@ -19,7 +19,7 @@ import { RunsTable } from "../dashboards/RunsTable";
 import type { DocumentSpec } from "../documents/DocumentEditor";
 import { DocumentSection, ProjectPickerPage } from "../documents/DocumentSection";
 
-export const RULE_DOCUMENTS: DocumentSpec = {
+const RULE_DOCUMENTS: DocumentSpec = {
   kind: "rules",
   schema: "rule",
   noun: "rule",

@@ -26,7 +26,7 @@ import { DocumentSection, ProjectPickerPage } from "../documents/DocumentSection
 import { securityPaths } from "./security-paths";
 import { StartCampaignDialog } from "./StartCampaignDialog";
 
-export const CAMPAIGN_DOCUMENTS: DocumentSpec = {
+const CAMPAIGN_DOCUMENTS: DocumentSpec = {
   kind: "campaigns",
   schema: "campaign",
   noun: "campaign",

@@ -14,7 +14,7 @@ import { paths } from "../../lib/paths";
 import { type DocumentSpec, DocumentYaml, useDocumentDraft } from "../documents/DocumentEditor";
 import { PlanPreview } from "./PlanPreview";
 
-export const PROFILE_DOCUMENTS: DocumentSpec = {
+const PROFILE_DOCUMENTS: DocumentSpec = {
   kind: "profiles",
   schema: "profile",
   noun: "profile",
