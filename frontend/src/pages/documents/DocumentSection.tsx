@@ -21,7 +21,7 @@ import {
   type DocumentSpec,
   type SaveDocument,
   type StoredDocument,
-} from "./DocumentEditor";
+} from "../../components/documents/DocumentEditor";
 
 export interface ListedDocument extends StoredDocument {
   valid: boolean;

@@ -16,7 +16,7 @@ import { dashboardPaths } from "../dashboards/dashboard-paths";
 import { formatDate } from "../dashboards/format";
 import { PassRateCard } from "../dashboards/PassRateCard";
 import { RunsTable } from "../dashboards/RunsTable";
-import type { DocumentSpec } from "../documents/DocumentEditor";
+import type { DocumentSpec } from "../../components/documents/DocumentEditor";
 import { DocumentSection, ProjectPickerPage } from "../documents/DocumentSection";
 
 const RULE_DOCUMENTS: DocumentSpec = {

@@ -21,7 +21,7 @@ import { EmptyState } from "../../components/StateViews";
 import { counted } from "../../lib/text";
 import { formatDate } from "../dashboards/format";
 import { RunStatusBadge } from "../dashboards/RunStatusBadge";
-import type { DocumentSpec } from "../documents/DocumentEditor";
+import type { DocumentSpec } from "../../components/documents/DocumentEditor";
 import { DocumentSection, ProjectPickerPage } from "../documents/DocumentSection";
 import { securityPaths } from "./security-paths";
 import { StartCampaignDialog } from "./StartCampaignDialog";

@@ -11,7 +11,7 @@ import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
-import { type DocumentSpec, DocumentYaml, useDocumentDraft } from "../documents/DocumentEditor";
+import { type DocumentSpec, DocumentYaml, useDocumentDraft } from "../../components/documents/DocumentEditor";
 import { PlanPreview } from "./PlanPreview";
 
 const PROFILE_DOCUMENTS: DocumentSpec = {

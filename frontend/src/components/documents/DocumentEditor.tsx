@@ -11,9 +11,9 @@ import type { UseMutationResult } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { type DocumentKind, useDocumentValidation } from "../../api/documents";
 import { type SchemaKind, useJsonSchema } from "../../api/schemas";
-import { ServerErrorAlert } from "../../components/ServerErrorAlert";
-import { ProblemList } from "../../components/yaml-editor/ProblemList";
-import { YamlEditor } from "../../components/yaml-editor/YamlEditor";
+import { ServerErrorAlert } from "../ServerErrorAlert";
+import { ProblemList } from "../yaml-editor/ProblemList";
+import { YamlEditor } from "../yaml-editor/YamlEditor";
 
 export interface DocumentSpec {
   kind: DocumentKind;
