@@ -78,7 +78,7 @@ class LLMKey(models.Model):
     last_checked_at = models.DateTimeField(null=True, blank=True)
     last_check_ok = models.BooleanField(null=True, blank=True)
     last_check_message = models.CharField(max_length=500, blank=True)
-    # The model names the provider listed at the last key test or model list, and when (decision D7): the API
+    # The model names the provider listed at the last key test or model list, and when (README D7): the API
     # warns about a chosen model missing from it without ever decrypting the key. Empty: not known.
     models_seen = models.JSONField(default=list, blank=True)
     models_seen_at = models.DateTimeField(null=True, blank=True)

@@ -1,6 +1,6 @@
 """Keep me signed in: an opt-in cookie that lets a new tab of the same browser get a token of its own.
 
-The SPA's session stays a per-tab knox token held in memory and sessionStorage (decision D1): it travels in the
+The SPA's session stays a per-tab knox token held in memory and sessionStorage (README D1): it travels in the
 `Authorization` header, which no other site can make a browser send. A user who ticks "Keep me signed in" at login
 also gets two cookies:
 

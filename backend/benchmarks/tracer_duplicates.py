@@ -16,7 +16,7 @@ the chatbot's words it was written for, those words are traced to the message th
 the part of the definition that wrote it (a slot's prompt, a response template, an answer, a stock phrase). So
 the double's own judgement of which names mean one step — used when TRACER asks it — is not what the figure is
 measured with; that view is shown beside it as `double_says`. Nodes written for no words of the chatbot (an
-invented functionality) are counted as `invented`. Target (issue 20, D16): 0 duplicate pairs and 0 over-merged
+invented functionality) are counted as `invented`. Target (issue 20, README D16): 0 duplicate pairs and 0 over-merged
 nodes on every bot. Exit 1 when a target is missed.
 """
 

@@ -1,4 +1,4 @@
-"""Importing 50,000 conversations: time, and peak resident memory against the file's size (streamed, D35).
+"""Importing 50,000 conversations: time, and peak resident memory against the file's size (streamed, README D35).
 
     cd backend && .venv/bin/python benchmarks/transcripts_import.py [--conversations 50000] [--format jsonl|csv]
 

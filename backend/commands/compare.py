@@ -14,7 +14,7 @@ passed, `--repeats K` on both runs): a profile regressed when it fell by the thr
 confirming. A profile's `min_pass_rate` (or `--min-pass-rate X` for profiles without one) fails a profile whose
 pass@1 in the run is below it (`engine.regression.gates`). Both read the records, so they work on folders only.
 
-Exit codes (decision D25): 0 unchanged or improved; 0 for inconclusive too, with the reason printed — unless
+Exit codes (README D25): 0 unchanged or improved; 0 for inconclusive too, with the reason printed — unless
 `--fail-on-inconclusive`, which makes it 1; 1 regressed; 2 bad usage or unreadable input. `--json` prints the
 verdict and every regression with its evidence.
 """

@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--partner", help="the fixed partner (default: the strongest model of --models)")
     parser.add_argument("--concurrency", type=int, default=1, help="SENSEI conversations at once (default 1)")
     parser.add_argument("--estimate", action="store_true", help="print the estimate and stop")
-    group = parser.add_argument_group("verdict thresholds, in percent (D32)")
+    group = parser.add_argument_group("verdict thresholds, in percent (README D32)")
     group.add_argument("--qualified-kills", type=float, default=70.0)
     group.add_argument("--qualified-false-alarms", type=float, default=2.0)
     group.add_argument("--qualified-failures", type=float, default=1.0)

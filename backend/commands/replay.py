@@ -1,4 +1,4 @@
-"""Record and replay for `parley sensei run` (engine.regression.replay, decision D24).
+"""Record and replay for `parley sensei run` (engine.regression.replay, README D24).
 
 Every run records its LLM calls in `OUT/exchanges.jsonl`. `--replay FROM_DIR` plans what FROM_DIR's run planned
 (its seed, plan date, any() values and repeats, unless given) and answers each LLM call from FROM_DIR's recording

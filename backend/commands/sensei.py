@@ -24,7 +24,7 @@ inconclusive), 2 usage or configuration error. `--repeats K` runs each planned c
 `--replay FROM_DIR` re-tests with FROM_DIR's recorded LLM answers (`commands.replay`); `compare` is documented in
 `commands.compare`, `coverage` in `commands.coverage`, `shrink` in `commands.shrink`.
 
-Reliability (D33): every profile reports pass^k (planned conversations whose decided repeats all passed) and
+Reliability (README D33): every profile reports pass^k (planned conversations whose decided repeats all passed) and
 pass@1 (decided repeats that passed), each with its Wilson interval (`engine.regression.reliability`): printed
 when K > 1, always in `summary.json` (`reliability`), and with K > 1 in JUnit (a `<profile> reliability` case
 per profile, with properties). A run whose profiles are all scripted without goals needs no LLM: no API key is asked for.

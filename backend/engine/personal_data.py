@@ -1,4 +1,4 @@
-"""Personal data in free text: the detectors, and the masking of imported transcripts (D35).
+"""Personal data in free text: the detectors, and the masking of imported transcripts (README D35).
 
 One module, in the engine's lowest layer, so that every part may use it: the security `pii` oracle looks for
 personal data in a chatbot's replies, the transcript import masks it before anything is written, and TRACER and

@@ -1,6 +1,6 @@
 """Creating runs and handing them to the queue.
 
-A project run starts with a warning event for every chosen model the key's provider did not list (decision D7:
+A project run starts with a warning event for every chosen model the key's provider did not list (README D7:
 a warning, not a refusal — the worker, which has the key, fails the run with the provider's own message if the
 model really does not exist).
 """

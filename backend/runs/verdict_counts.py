@@ -1,7 +1,7 @@
 """A SENSEI run's verdict counts — passed, failed, inconclusive, their reasons, who is at fault (`faults`) and the
 simulator's slips — counted from its stored records, each read through the verdict rules' one adapter
 (`engine.sensei.verdicts.current`): a record decided by older rules is decided again, and a run counted by older
-rules is counted again when read (decision D31).
+rules is counted again when read (README D31).
 """
 
 from __future__ import annotations

@@ -207,7 +207,7 @@ def test_nginx_waits_for_a_healthy_backend(compose: dict[str, Any]) -> None:
 
 
 def test_live_updates_have_an_asgi_process_that_nginx_routes_streams_to(compose: dict[str, Any]) -> None:
-    # D3: open streams must not hold gunicorn's few sync workers, so uvicorn serves them, and nginx sends it
+    # README D3: open streams must not hold gunicorn's few sync workers, so uvicorn serves them, and nginx sends it
     # /api/stream/ (nginx/nginx*.conf) at the address the compose file gives.
     stream = compose["services"]["stream"]
     command = command_text(stream)

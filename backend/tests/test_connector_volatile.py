@@ -1,6 +1,6 @@
-"""A connector's volatile patterns on the platform (D24): checked on save (a bad one is a 400 naming it), kept and
-shown back, read from a connector file, and used by a re-run against the current chatbot, which then makes no LLM
-call when the chatbot only changed such a value."""
+"""A connector's volatile patterns on the platform (README D24): checked on save (a bad one is a 400 naming it),
+kept and shown back, read from a connector file, and used by a re-run against the current chatbot, which then makes
+no LLM call when the chatbot only changed such a value."""
 
 from __future__ import annotations
 

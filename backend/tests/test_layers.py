@@ -28,7 +28,7 @@ HTTP_MAY_IMPORT_FROM_WORKER = {"runs.worker.tasks", "runs.worker.bookkeeping"}
 ENGINE = {
     "errors": 0,
     "redact": 0,
-    "personal_data": 0,  # the personal-data detectors: the security oracle, the transcript import (D35)
+    "personal_data": 0,  # the personal-data detectors: the security oracle, the transcript import (README D35)
     "intervals": 0,  # Wilson and Newcombe intervals, for every rate any engine prints
     "context": 1,  # the run context every engine takes: reporter, cancel token, usage sink
     "yamlguard": 1,

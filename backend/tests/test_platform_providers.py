@@ -1,7 +1,7 @@
 """Real providers on the platform, with a real Celery worker on real RabbitMQ against the strict OpenAI double:
 a provider that is down fails the run within 30 s with its message; a 429 with `Retry-After: 2` costs time but no
 conversation; what a server refused is learned once, stored with the key and not paid again by the next run
-(decision D10); a chosen model the key's provider did not list is warned about at project save and run start
+(README D10); a chosen model the key's provider did not list is warned about at project save and run start
 (decision D7)."""
 
 from __future__ import annotations

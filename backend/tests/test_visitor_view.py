@@ -171,7 +171,7 @@ def world(auth_api):
         (RunEvent.Type.FUNCTIONALITY, {"name": "order_pizza", "description": f"at {QUOTED}"}),
     ]:
         RunEvent.objects.create(run=failing, type=kind, data=data)
-    # The chatbot and the model server echo their secrets: the run's writer blanks them before storing (D12).
+    # The chatbot and the model server echo their secrets: the run's writer blanks them before storing (README D12).
     RunRecorder(failing.pk).event("message", {"role": "bot", "text": f"Bad token {SECRET} at {WRITTEN}"})
     RunRecorder(failing.pk).event("warning", {"text": f"HTTP 401 from {LLM_SERVER}: key {KEY} rejected"})
     Artefact.objects.create(run=failing, name=Artefact.Name.PLAN, content={"note": f"plan for {WRITTEN}"})

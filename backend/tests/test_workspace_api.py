@@ -307,7 +307,7 @@ def test_editor_schemas_are_public(api):
 
 
 def test_the_plan_is_priced_with_the_model_that_will_play_the_user(auth_api, project):
-    """D6: the profile's llm.model, else the project's simulation model — not always the project's."""
+    """README D6: the profile's llm.model, else the project's simulation model — not always the project's."""
 
     def estimate(text):
         doc = auth_api.post(f"/api/projects/{project['id']}/profiles/", {"text": text}, format="json").json()

@@ -21,7 +21,7 @@ class Connector(models.Model):
     params = models.JSONField(default=dict, blank=True)  # the non-secret parameters
     encrypted_secrets = models.TextField(blank=True, editable=False)  # one Fernet token of a JSON object
     secret_names = models.JSONField(default=list, blank=True, editable=False)  # which secrets are set
-    # Regular expressions of values the chatbot changes in every conversation (a replay normalises them, D24).
+    # Regular expressions of values the chatbot changes in every conversation (a replay normalises them, README D24).
     volatile = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

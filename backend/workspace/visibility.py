@@ -1,4 +1,4 @@
-"""The one visibility policy (D30): who may read a project and what hangs from it, whether they see it as its
+"""The one visibility policy (README D30): who may read a project and what hangs from it, whether they see it as its
 owner or as a visitor, and what a visitor's view leaves out. Every door that shows a project or a run — the REST
 views, exports, artefacts, comparisons, coverage, the live streams — asks here, so they cannot drift apart.
 

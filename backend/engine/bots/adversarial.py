@@ -247,7 +247,7 @@ class StatefulBot:
 
 
 def _order_id() -> str:
-    """Letters and digits mixed, new in every conversation (a volatile value for replay, D24)."""
+    """Letters and digits mixed, new in every conversation (a volatile value for replay, README D24)."""
     rng = random.SystemRandom()
     return "".join(rng.choice(string.ascii_uppercase) + rng.choice(string.digits) for _ in range(3))
 

@@ -1,5 +1,5 @@
 """Volatile patterns: values the chatbot changes in every conversation (a ticket number, a session code) that a
-replay must not take for a changed reply (decision D24). UUIDs, dates, times and identifier-like tokens are
+replay must not take for a changed reply (README D24). UUIDs, dates, times and identifier-like tokens are
 built in (`engine.regression.replay`); a connector adds its own as regular expressions.
 
 In a connector file they are the top-level key `volatile` (a list of expressions) beside `technology`; on the

@@ -10,7 +10,7 @@ out-of-range inputs), `oracles` (rules from the ground truth), `scoring` (differ
 alarms), `matching` (precision and recall, judge or lexical), `prompts`, `thesis` (its published figures),
 `estimate` (cost before a run), `doubles` (the bench on the imperfect LLM doubles), `run` (`run_bench`, the
 pipeline over every bot), `bench_bot` (one bot's phases), `bench_runs` (the SENSEI runs, judging, mutants), `totals` (usage, controls, figures over all bots), `report` (bench.json, bench.md), and model
-qualification: `qualify_plan` (candidates, sizes, D32 verdicts), `qualify_profiles` (the shipped profiles),
+qualification: `qualify_plan` (candidates, sizes, README D32 verdicts), `qualify_profiles` (the shipped profiles),
 `qualify` (roles against a partner, figures, recommendation; `parley qualify`).
 
     job = BenchJob(BenchConfig(bots=("pizza",), output_dir=Path("out")), lambda role: make_client())

@@ -1,6 +1,6 @@
 """Model qualification: `qualify(QualifyJob(candidates, ...), context) -> dict` (qualify.json), and its Markdown.
 
-Roles (D32): the *simulated user* and the *judge/extractor* are each qualified against a fixed partner (the
+Roles (README D32): the *simulated user* and the *judge/extractor* are each qualified against a fixed partner (the
 `--partner`, else the strongest of the list: the priciest priced model, else the ceiling double, else the first),
 the partner playing the other role; then the recommended user and judge run together once (`pair`). Each run is
 the bench (`run_bench`) on the plan of `qualify_plan`: the same TRACER-double profiles, mutant draw and controls

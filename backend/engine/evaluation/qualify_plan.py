@@ -1,4 +1,4 @@
-"""Model qualification: the candidates, the plan every one of them runs, the verdict thresholds (D32).
+"""Model qualification: the candidates, the plan every one of them runs, the verdict thresholds (README D32).
 
 A candidate is named `PROVIDER:MODEL` (`openai:gpt-4.1-mini`, `gemini:...`), `openai-compatible:NAME` (with the
 run's base URL) or `openai-compatible:NAME@URL`, `local:NAME` (the server of `make real-llm`, whose URL the

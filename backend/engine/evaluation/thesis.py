@@ -4,7 +4,7 @@ Only what the thesis's tables say, with the models it used. Our reference bots r
 chatbots from their descriptions (bike, photography, pizza, veterinary ↔ Bike-shop, Photography, Pizza-order,
 Veterinary): same domains and roughly the same sizes, not the same definitions. Its RQ3 chatbots are five public
 deployed ones that we cannot reach; our RQ3-style precision is measured on the reference bots — different
-chatbots, so the two are shown side by side and never combined (D23).
+chatbots, so the two are shown side by side and never combined (README D23).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Two sources, combined by `plan_request()` into the parameters one call actually 
   provider setting says, because the same models are served through proxies and compatible endpoints.
 - `Learned`: what a server refused at run time, per (base URL, model). `read_refusal()` reads a 400 and names the
   parameter it refused; `Learned.after()` says how to ask next time. The run keeps it (`ProviderState`) so a
-  refusal is paid once per run, and the worker stores it with the key (decision D10) so the next run does not
+  refusal is paid once per run, and the worker stores it with the key (README D10) so the next run does not
   pay it at all.
 """
 

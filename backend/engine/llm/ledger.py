@@ -142,7 +142,7 @@ class UsageLedger:
             "cached_calls": total.cached_calls,
             "unpriced_calls": total.unpriced_calls,
             "models": sorted({record.model for record in self.records}),
-            # Per caller tag, the models actually called: each role of a run may use its own (D6).
+            # Per caller tag, the models actually called: each role of a run may use its own (README D6).
             "models_by_tag": {tag: sorted({r.model for r in self.records if r.tag == tag}) for tag in by_tag},
             "by_tag": {tag: summary.to_json() for tag, summary in by_tag.items()},
             "by_phase": {phase: summary.to_json() for phase, summary in self.by_phase().items()},

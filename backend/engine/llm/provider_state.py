@@ -8,7 +8,7 @@
   through `on_warning` (the worker writes a run warning, the CLI prints it).
 
 Build one per run and hand it to every client (`LLMClient(state=...)`); `known` is what earlier runs learned
-(stored with the key, decision D10) and `to_json()` what to store back.
+(stored with the key, README D10) and `to_json()` what to store back.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The regression workflow: is a run worse than its baseline, for sure, and where?
 
 - `outcomes`: each conversation's verdict — passed, failed (a chatbot fault) or inconclusive — from the record's
-  own `verdict` (D26), else from its errors; a failed rule fails a conversation;
+  own `verdict` (README D26), else from its errors; a failed rule fails a conversation;
 - `data`: one side of a comparison (`RunData`) from a `parley sensei run --out` folder or stored records;
 - `compare`: `compare(baseline, run)` → a `Comparison` (per profile and per rule, newly failing and newly
   passing conversations, flaky ones, new error codes, cost and response-time changes, a verdict);

@@ -15,7 +15,7 @@ distinctive word is **not decidable**: it is listed apart, neither reached nor u
 but no reply reaches any functionality, the graph and the chatbot probably speak different languages (or the
 graph is of another chatbot): the map says so instead of calling every node unreached.
 
-**Failed there**: a failed conversation (its verdict, D26, including a failed rule) failed at the functionalities
+**Failed there**: a failed conversation (its verdict, README D26, including a failed rule) failed at the functionalities
 the chatbot was at when it failed — those of the nearest reply, at or before the turn SENSEI named, that
 reached any; when no turn is named (a failed rule, a record without one), at the last functionalities it
 reached. A failed conversation that

@@ -10,7 +10,7 @@
   *failed* the gate. The point rate decides, as a threshold a team writes down; the interval is shown beside it.
 
 `apply_gates` folds the results into a comparison: a regressed or failed gate makes the verdict `regressed`; an
-inconclusive one makes an `unchanged` or `improved` verdict `inconclusive` (D25 then decides the exit code).
+inconclusive one makes an `unchanged` or `improved` verdict `inconclusive` (README D25 then decides the exit code).
 """
 
 from __future__ import annotations

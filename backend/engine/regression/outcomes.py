@@ -1,6 +1,6 @@
 """What one conversation came to: passed, failed (a chatbot fault) or inconclusive — the failure attribution.
 
-Decision D26: the attribution is the record's own `verdict` (`passed` | `failed` | `inconclusive`) and
+README D26: the attribution is the record's own `verdict` (`passed` | `failed` | `inconclusive`) and
 `verdict_reason`, written by SENSEI (read defensively: a field this schema may not know). A record written
 before SENSEI had that field, under an older version of the verdict rules, or by another tool, is decided now by the
 same rules, through their one adapter (`engine.sensei.verdicts.current`):

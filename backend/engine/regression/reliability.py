@@ -1,4 +1,4 @@
-"""Reliability over repeats: pass^k and pass@1, per planned conversation and per profile (D33).
+"""Reliability over repeats: pass^k and pass@1, per planned conversation and per profile (README D33).
 
 A chatbot that passes 94 % of the time on each of 11 tasks gives an all-green run only about half the time, so a
 pass rate alone hides how often a *task* fails. With `--repeats k` each planned conversation runs k times:

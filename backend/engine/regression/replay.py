@@ -7,7 +7,7 @@ normalising volatile values; otherwise it calls the LLM. Prompts carry the conve
 chatbot answers as it did, every simulated user turn is the recorded one (and is sent again), and on a transcript
 identical to the recorded one the goal checks and the extraction are reused too: an unchanged chatbot is
 re-tested with no LLM call at all. From the first reply that differs, the prompts differ, and the LLM takes over
-(decision D24).
+(README D24).
 
 Volatile values — UUIDs, dates and times, identifier-like tokens (5 or more letters and digits mixed, like the
 pizza bot's order id `3FA9C1`, new in every conversation), numbers of 6 digits or more (the same ids when they

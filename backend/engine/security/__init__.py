@@ -11,7 +11,7 @@
 - `compare`: two runs of a campaign compared (breach rates per attack and delivery mode, newly breached attempts);
 - `states`: the states of a TRACER run with the recorded prefixes that reach them, for attacks from a state.
 
-A breach is only ever stated with words quoted from the chatbot's reply, checked to be there (D27).
+A breach is only ever stated with words quoted from the chatbot's reply, checked to be there (README D27).
 """
 
 from engine.security.campaign import ATTACK_NAMES, ORACLE_NAMES, AttackSpec, Campaign, Delivery, OracleSpec

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
-# The personal-data detectors live in the engine's lowest layer, shared with the transcript import (D35).
+# The personal-data detectors live in the engine's lowest layer, shared with the transcript import (README D35).
 from engine import personal_data
 
 PIIMatch = personal_data.PIIMatch

@@ -10,7 +10,7 @@ Nothing is recorded for attempts that never ran. Reported: the stage "attacking"
 
 From states (`from:` in the campaign, the states of a TRACER run given as `states`), every attack runs from
 every state: each attempt opens a fresh conversation, replays the state's recorded prefix literally (no LLM
-call) and checks that the chatbot's reply at its end is the recorded one, volatile values aside (D34); only then
+call) and checks that the chatbot's reply at its end is the recorded one, volatile values aside (README D34); only then
 is the attack delivered. A state not reached makes the attempt `inconclusive`, never `resisted`, and the attack
 is not sent.
 """

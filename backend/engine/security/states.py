@@ -8,7 +8,7 @@ session whose chatbot failed before that turn is not used.
 
 A prefix is replayed literally — no LLM writes anything to reach a state — and the state counts as reached only
 when the chatbot's reply at the end of the replayed prefix equals the recorded one once volatile values (ids,
-dates, times, the connector's own patterns) are normalised (D24, D34). Word overlap is not enough: a greeting
+dates, times, the connector's own patterns) are normalised (README D24, D34). Word overlap is not enough: a greeting
 that lists every functionality would "reach" them all.
 """
 

@@ -1,5 +1,5 @@
 """Did the simulated user do its part? The chatbot's questions and whether the user answered them — decided by
-code, never by an LLM (decision D28).
+code, never by an LLM (README D28).
 
 A chatbot turn *asks* when one of its sentences ends with "?"; its buttons are then the options offered. A menu
 of example questions ("You can ask me: How much is a tire?, How much is a seat? …") or buttons under a statement

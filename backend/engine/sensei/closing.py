@@ -18,7 +18,7 @@ Spanish and a few other common languages. The lists are short on purpose: a fals
 so only phrases that leave no doubt are here.
 
 `match_item(given, outputs)` reads an item name as the judge wrote it ("Order IDs", "precio") and finds the
-declared output it means, ignoring case, accents, separators and plurals (D15).
+declared output it means, ignoring case, accents, separators and plurals (README D15).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Reading what an extractor means (decision D29): the loose shapes models in JSON mode and small local models
+"""Reading what an extractor means (README D29): the loose shapes models in JSON mode and small local models
 write, turned into the shape extraction asked for when — and only when — there is one way to read them.
 
 - a value at the top level of the answer (`{"value": 13.75, "turn": 6}`, `{"amount": 13.75}` or a bare `13.75`)

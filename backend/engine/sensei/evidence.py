@@ -115,7 +115,7 @@ _OTHER_SENSE = re.compile(
 def numbers_in(text: str, *, as_quantity: bool = False) -> set[float]:
     """Every number the text states, in digits or (small ones) in words. `as_quantity`: a number word counts
     only where it is a number — not "one of our house pizzas", "the one", "one more thing" — as evidence of an
-    output must state the value as that output (D29)."""
+    output must state the value as that output (README D29)."""
     found: set[float] = set()
     for match in _NUMBER.finditer(text):
         found |= _number_readings(match.group(0))

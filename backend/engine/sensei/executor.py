@@ -287,7 +287,7 @@ class SenseiJob:
     `planned_on` is the date the plans are drawn for (relative dates; default: today); `any_values` fills
     `any()` items (default: the judge, else the user LLM); `any_memory`, when given, holds the values invented
     by an earlier attempt and receives the new ones (`remembering_resolver`); `done` holds (profile key, index)
-    pairs to skip. `user_model` overrides every profile's `llm.model` (D6); plans are priced with the model that
+    pairs to skip. `user_model` overrides every profile's `llm.model` (README D6); plans are priced with the model that
     will play the user. `replan`, when given, may change each profile's plan before it runs
     (`engine.regression.Repeats` runs every conversation k times). `thread_cleanup`, when given, is called in the
     worker thread after each of its conversations, to release what that thread holds (the platform closes the

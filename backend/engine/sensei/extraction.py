@@ -5,9 +5,9 @@ The answer schema is built from the profile: one nullable field per output (the 
 key) holding `{value, turn, quote}`, the value typed as declared — string, int, float, bool, money `{amount,
 currency}`, date / time / datetime as ISO strings, `list[T]`, enums as a closed set, custom types as text that
 must match the type's regular expression (or an object of its components). What models in JSON mode and small
-local models write instead is read when it means one thing (`engine.sensei.coercion`, D29): a bare value where the
-object was asked, a value at the top level, keys in other words, "13.75$" or 13.75 for money, numbers and turns as
-text. The prompt states the conversation's date, and relative dates the model still returns ("tomorrow", "next
+local models write instead is read when it means one thing (`engine.sensei.coercion`, README D29): a bare value
+where the object was asked, a value at the top level, keys in other words, "13.75$" or 13.75 for money, numbers and
+turns as text. The prompt states the conversation's date, and relative dates the model still returns ("tomorrow", "next
 friday") are resolved here against that date. Values that still do not fit their type are asked for once more with
 the reason, then become None (`unreadable`), so rules never see half-typed data.
 

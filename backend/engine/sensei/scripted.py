@@ -12,9 +12,9 @@ turn right after it) and checks it, with code only:
   type's expression finds.
 
 Each result lands in `settings.checks` (step, turn, check, held, detail). A check that does not hold is a chatbot
-fault (D28: a failed rule on the chatbot's words): an error `check_failed` on the reply's turn, so the one verdict
-function (`engine.sensei.verdicts`) makes the conversation `failed` with the turn of the first check that failed.
-A step the conversation never reached (the chatbot crashed before) is not checked: the crash decides. A profile
+fault (README D28: a failed rule on the chatbot's words): an error `check_failed` on the reply's turn, so the one
+verdict function (`engine.sensei.verdicts`) makes the conversation `failed` with the turn of the first check that
+failed. A step the conversation never reached (the chatbot crashed before) is not checked: the crash decides. A profile
 with a script and no goals is therefore decided by its checks alone (and by HTTP faults), with no LLM call.
 """
 

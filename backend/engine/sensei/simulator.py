@@ -31,7 +31,7 @@ After a fallback the next prompt asks the user to rephrase; after `rephrase_limi
 the user to move on to another goal. The conversation's own `random.Random(seed)` drives language switching,
 so a seeded run is reproducible given the same LLM answers.
 
-Which model plays the user (decision D6): the run's override (`user_model`, e.g. the CLI's `--model`), else the
+Which model plays the user (README D6): the run's override (`user_model`, e.g. the CLI's `--model`), else the
 profile's `llm.model`, else the model of the client the simulator was given; its temperature is the profile's.
 The goal check and the output extraction use the judge's model. An LLM failure that no later call can escape
 (`ends_run`: the provider is down, the model does not exist) ends the run instead of only this conversation.

@@ -1,6 +1,6 @@
 """Verdicts: what one conversation says about the chatbot — `passed`, `failed` or `inconclusive` — why, and who
 is at fault. The rule is written here once; the CLI, the platform's worker, the bench, compare and replay all read
-it (decision D28).
+it (README D28).
 
 **`failed` needs a chatbot turn as proof** (`evidence_turn`, stored on the record):
 - an HTTP error, a crash, an unreadable reply or a timeout (500, 502, 504, other statuses) on that turn;

@@ -3,7 +3,7 @@
 The same engine path as a live run, minus the probe and the explorer: each sampled conversation becomes a session
 transcript (the user's turns in the explorer's place) and goes through `consolidate.extract`; then the global
 consolidation, classification, workflow inference, grouping and profile writing run unchanged. Nothing talks to
-the chatbot. The conversations are already masked by the import (D35), so no personal data reaches the LLM.
+the chatbot. The conversations are already masked by the import (README D35), so no personal data reaches the LLM.
 
 Before any LLM call the caller gets a `SamplingPlan`: conversations are grouped by the chatbot's first answer to
 the user (a proxy for the path they took); every group gets at least one conversation, so rare paths are read, and

@@ -1,4 +1,4 @@
-"""Production conversations imported from a chatbot's logs, masked, in one canonical shape (issue 38, D35).
+"""Production conversations imported from a chatbot's logs, masked, in one canonical shape (issue 38, README D35).
 
 `import_transcripts(FILE, OUT)` reads JSON lines, CSV, Rasa tracker exports or Botium convo files in bounded
 memory, masks personal data (`engine.personal_data`) conversation by conversation before anything is written, and

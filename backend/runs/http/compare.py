@@ -4,7 +4,7 @@
   being it); `DELETE` unmarks it. Owners only. `GET /api/projects/{id}/baseline/` says which run it is.
 - `POST /api/runs/{id}/rerun/` starts a new SENSEI run with the same profiles, seed and settings against the
   chatbot as it is now, answering its LLM calls from this run's while the chatbot answers alike (`runs.worker.replay`,
-  decision D24): an unchanged chatbot is re-tested without one LLM call. Owners only.
+  README D24): an unchanged chatbot is re-tested without one LLM call. Owners only.
 - `GET /api/runs/{id}/compare/?baseline={id}&threshold=0.1` compares a SENSEI run with the given run, or with
   its project's baseline: the engine's `engine.regression.compare`, the same code `parley sensei compare` runs.
   Per-rule pass rates come from the latest finished check run over that SENSEI run alone.

@@ -235,7 +235,7 @@ class RunRequestSerializer(serializers.Serializer[Any]):
             "concurrency": attrs.get("concurrency", 4),
             # Drawn now when not given, so every attempt of the run (a resume too) plans the same conversations.
             "seed": new_seed() if seed is None else seed,
-            # D6: the run's override beats each profile's llm.model, which beats the project's simulation model.
+            # README D6: the run's override beats each profile's llm.model, which beats the project's simulation model.
             "model": attrs.get("model", "").strip() or None,
             "repeats": attrs.get("repeats", 1),
         }

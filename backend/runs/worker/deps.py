@@ -4,7 +4,7 @@ This is the only place where stored secrets are decrypted, and it runs in Celery
 request. Nothing built here is logged or written back to the run.
 
 Every LLM client of a run shares one `ProviderState`: it starts from what earlier runs learned about the key's
-server (`LLMKey.capabilities`, decision D10), writes each adaptation as a run warning, and what this run learned
+server (`LLMKey.capabilities`, README D10), writes each adaptation as a run warning, and what this run learned
 is stored back with the key when the client closes, so the next run does not pay the same refusal again.
 Which model each role uses (D6): the simulated user plays the profile's `llm.model`, else the project's
 simulation model (`profile_model`, else `exploration_model`); SENSEI's goal checks and extraction, and check

@@ -157,7 +157,7 @@ def execute_sensei(run: Run) -> dict[str, Any]:
                 cost_usd=record.usage.cost_usd,
             )
 
-    # The simulated user plays each profile's llm.model, else the project's simulation model (D6).
+    # The simulated user plays each profile's llm.model, else the project's simulation model (README D6).
     with deps.llm_client(project, project.simulation_model(), recorder=recorder) as plain:
         llm = replaying.replay.wrap(plain)  # every run records its LLM calls (D24)
         connector_config, guard = deps.connector_config(project.connector), deps.egress_guard()

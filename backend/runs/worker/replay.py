@@ -1,4 +1,4 @@
-"""Record and replay on the platform (decision D24): every SENSEI run keeps its LLM calls as its `exchanges`
+"""Record and replay on the platform (README D24): every SENSEI run keeps its LLM calls as its `exchanges`
 artefact, and a re-run of a SENSEI run against the current chatbot (`POST /api/runs/{id}/rerun/`) plans what
 the source run planned and answers each LLM call from the source's exchanges while the chatbot answers as it did
 (`engine.regression.replay`). The re-run's result says how many calls were saved and made.

@@ -159,7 +159,7 @@ def test_sensei_cli_on_an_unmodified_bot_keeps_every_verdict_about_the_chatbot(
     printed = capsys.readouterr()
     assert len(records) == 2
     assert_done_when(records)
-    # Verdicts with proof (D28): the unmodified bot has no fault, so whatever the 135M model does as the user and
+    # Verdicts with proof (README D28): the unmodified bot has no fault, so whatever the 135M model does as the user and
     # the extractor, no conversation is `failed` — each one that is not passed says why and who is at fault.
     assert [(r["verdict_reason"], r["fault"]) for r in records if r["verdict"] == "failed"] == []
     assert all(

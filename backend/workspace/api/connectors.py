@@ -5,7 +5,7 @@ Secret parameters (as each technology declares them) are encrypted on save and n
 only which secrets are set. On update, an omitted or empty secret keeps its stored value.
 
 `volatile` lists regular expressions of values the chatbot changes in every conversation; a re-run against the
-current chatbot normalises them away before deciding that a reply changed (D24). Each pattern is checked on
+current chatbot normalises them away before deciding that a reply changed (README D24). Each pattern is checked on
 save (`engine.connectors.volatile`): a bad one is a 400 naming it.
 """
 

@@ -283,7 +283,7 @@ class ProfileViewSet(DocumentViewSet):
         if seed is not None and not isinstance(seed, int):
             raise exceptions.ValidationError({"seed": ["The seed must be a whole number."]})
         try:
-            # Priced with the model that will play the user: the profile's own, else the project's (D6).
+            # Priced with the model that will play the user: the profile's own, else the project's (README D6).
             model = simulated_user_model(result.parsed, default=self.project.simulation_model() or None)
             planned = plan(result.parsed, seed, model=model)
         except PlanError as exc:

@@ -6,14 +6,11 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import { runKeys } from "./query-keys";
 import { isRecord } from "./run-results";
 import type { components } from "./schema";
 
 export type ArtefactName = components["schemas"]["NameEnum"];
-
-export const artefactKeys = {
-  detail: (runId: number, name: ArtefactName) => ["runs", "artefacts", runId, name] as const,
-};
 
 export function getArtefact(runId: number, name: ArtefactName, signal?: AbortSignal) {
   return unwrap(api.GET("/api/runs/{id}/artefacts/{name}/", { params: { path: { id: runId, name } }, signal }));
@@ -22,7 +19,7 @@ export function getArtefact(runId: number, name: ArtefactName, signal?: AbortSig
 /** An artefact's content, read by `read`; artefacts never change once written. */
 export function useArtefact<T>(runId: number, name: ArtefactName, read: (content: unknown) => T, enabled = true) {
   return useQuery({
-    queryKey: artefactKeys.detail(runId, name),
+    queryKey: runKeys.artefact(runId, name),
     queryFn: ({ signal }) => getArtefact(runId, name, signal),
     select: (artefact) => read(artefact.content),
     enabled,

@@ -8,6 +8,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { readCookie } from "../lib/cookies";
 import { tokenStore, useToken } from "../lib/token-store";
 import { api, unwrap, unwrapEmpty } from "./client";
+import { authKeys } from "./query-keys";
 import type { RequestJson } from "./types";
 
 export type LoginInput = RequestJson<"/api/auth/login/", "post">;
@@ -51,10 +52,6 @@ export function getMe(signal?: AbortSignal) {
 /** What login, sign-up and password change return: `{token, expiry, user}`. */
 export type AuthSession = Awaited<ReturnType<typeof login>>;
 export type User = Awaited<ReturnType<typeof getMe>>;
-
-export const authKeys = {
-  me: ["auth", "me"] as const,
-};
 
 export function meQueryOptions() {
   return queryOptions({

@@ -5,7 +5,7 @@
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
-import { runKeys } from "./run-cache";
+import { projectKeys, runKeys } from "./query-keys";
 import { isRecord } from "./run-results";
 import type { components } from "./schema";
 
@@ -20,12 +20,6 @@ export type GroupStatus = components["schemas"]["ComparedGroupStatusEnum"];
 /** The threshold the server uses when none is given: a pass rate must move 10 points to count. */
 export const DEFAULT_THRESHOLD = 0.1;
 
-export const compareKeys = {
-  all: ["runs", "compare"] as const,
-  one: (runId: number, baseline: number | null, threshold: number) =>
-    ["runs", "compare", runId, baseline, threshold] as const,
-};
-
 export function getComparison(runId: number, baseline: number | null, threshold: number, signal?: AbortSignal) {
   const query: { baseline?: number; threshold?: number } = {};
   if (baseline !== null) query.baseline = baseline;
@@ -36,21 +30,17 @@ export function getComparison(runId: number, baseline: number | null, threshold:
 /** `runId` compared with `baseline` (null: its project's baseline run). */
 export function useComparison(runId: number, baseline: number | null, threshold: number) {
   return useQuery({
-    queryKey: compareKeys.one(runId, baseline, threshold),
+    queryKey: runKeys.comparison(runId, baseline, threshold),
     queryFn: ({ signal }) => getComparison(runId, baseline, threshold, signal),
     enabled: runId > 0,
     retry: false,
   });
 }
 
-export const baselineKeys = {
-  project: (projectId: number) => ["projects", "baseline", projectId] as const,
-};
-
 /** Which run is the project's baseline (`run` is null when there is none). */
 export function useProjectBaseline(projectId: number | null) {
   return useQuery({
-    queryKey: baselineKeys.project(projectId ?? 0),
+    queryKey: projectKeys.baseline(projectId ?? 0),
     queryFn: ({ signal }) =>
       unwrap(
         api.GET("/api/projects/{project_id}/baseline/", { params: { path: { project_id: projectId ?? 0 } }, signal }),
@@ -72,8 +62,8 @@ export function useSetBaseline() {
   return useMutation({
     mutationFn: setBaseline,
     onSuccess: async (baseline) => {
-      queryClient.setQueryData(baselineKeys.project(baseline.project), baseline);
-      await queryClient.invalidateQueries({ queryKey: compareKeys.all });
+      queryClient.setQueryData(projectKeys.baseline(baseline.project), baseline);
+      await queryClient.invalidateQueries({ queryKey: runKeys.comparisons });
     },
   });
 }

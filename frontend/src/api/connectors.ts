@@ -7,7 +7,8 @@ import { api, unwrap, unwrapEmpty } from "./client";
 import { collectPages } from "./pagination";
 import { readProblem, type ValidationProblem } from "./problems";
 import { readConnectionTest } from "./run-results";
-import { type Run, runKeys } from "./runs";
+import { connectorKeys, runKeys } from "./query-keys";
+import type { Run } from "./runs";
 import type { RequestJson, ResponseJson } from "./types";
 
 export type Connector = ResponseJson<"/api/connectors/{id}/", "get", 200>;
@@ -59,14 +60,6 @@ export function readTechnology(body: TechnologyBody): Technology {
   };
 }
 
-export const connectorKeys = {
-  all: ["connectors"] as const,
-  page: (page: number) => ["connectors", "page", page] as const,
-  everything: ["connectors", "everything"] as const,
-  detail: (id: number) => ["connectors", "detail", id] as const,
-  technologies: ["connector-technologies"] as const,
-};
-
 export function getConnectors(page = 1, signal?: AbortSignal) {
   return unwrap(api.GET("/api/connectors/", { params: { query: { page } }, signal }));
 }
@@ -109,7 +102,7 @@ export function testConnector({ id, message }: { id: number; message?: string })
 /** The newest connection tests (the first page of the caller's `connector_test` runs). */
 export function connectorTestsQueryOptions() {
   return queryOptions({
-    queryKey: [...runKeys.lists, "connector-tests"] as const,
+    queryKey: runKeys.connectorTests,
     queryFn: ({ signal }) =>
       unwrap(api.GET("/api/runs/", { params: { query: { kind: "connector_test", page: 1 } }, signal })),
   });
@@ -168,7 +161,7 @@ export function useTechnologies() {
 /** Live validation of a connector file (debounce the text before passing it). */
 export function useConnectorYamlValidation(yaml: string, enabled: boolean) {
   return useQuery({
-    queryKey: ["connector-validation", yaml] as const,
+    queryKey: connectorKeys.validation(yaml),
     queryFn: ({ signal }) => validateConnector({ yaml }, signal),
     enabled: enabled && yaml.trim() !== "",
     staleTime: Infinity,

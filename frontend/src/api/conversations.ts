@@ -7,7 +7,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
 import { type Fault, readVerdictProof } from "./faults";
 import { useLiveRun } from "./live";
-import { runKeys } from "./run-cache";
+import { runKeys } from "./query-keys";
 import { isRecord } from "./run-results";
 import type { ResponseJson } from "./types";
 
@@ -24,12 +24,6 @@ export interface ConversationFilters {
 }
 
 export type ConversationVerdict = ConversationRow["verdict"];
-
-export const conversationKeys = {
-  run: runKeys.conversations,
-  list: (runId: number, filters: ConversationFilters) => ["runs", "conversations", runId, filters] as const,
-  detail: (runId: number, id: number) => ["runs", "conversation", runId, id] as const,
-};
 
 export function getConversationsPage(runId: number, filters: ConversationFilters, signal?: AbortSignal) {
   const query: {
@@ -52,7 +46,7 @@ export function getConversationsPage(runId: number, filters: ConversationFilters
 export function useConversationsPage(runId: number, filters: ConversationFilters, live: boolean) {
   useLiveRun(live ? runId : null);
   return useQuery({
-    queryKey: conversationKeys.list(runId, filters),
+    queryKey: runKeys.conversationList(runId, filters),
     queryFn: ({ signal }) => getConversationsPage(runId, filters, signal),
     placeholderData: keepPreviousData,
   });
@@ -66,7 +60,7 @@ export function getConversation(runId: number, id: number, signal?: AbortSignal)
 
 export function useConversation(runId: number, id: number | null) {
   return useQuery({
-    queryKey: conversationKeys.detail(runId, id ?? 0),
+    queryKey: runKeys.conversation(runId, id ?? 0),
     queryFn: ({ signal }) => getConversation(runId, id ?? 0, signal),
     enabled: id !== null,
     staleTime: Infinity,
@@ -256,7 +250,7 @@ export async function findConversation(
 
 export function useFoundConversation(senseiRuns: number[], recordId: string | null) {
   return useQuery({
-    queryKey: ["runs", "find-conversation", senseiRuns, recordId] as const,
+    queryKey: runKeys.findConversation(senseiRuns, recordId),
     queryFn: ({ signal }) => findConversation(senseiRuns, recordId ?? "", signal),
     enabled: recordId !== null,
     staleTime: Infinity,

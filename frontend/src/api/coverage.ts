@@ -9,15 +9,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { readGraph } from "./artefacts";
 import { api, unwrap } from "./client";
 import { isRecord } from "./run-results";
-import { runKeys } from "./run-cache";
+import { runKeys } from "./query-keys";
 import type { components } from "./schema";
 
 export type RunCoverage = components["schemas"]["RunCoverage"];
 export type CoverageNode = components["schemas"]["CoverageNode"];
-
-export const coverageKeys = {
-  one: (runId: number, tracer: number | null) => ["runs", "coverage", runId, tracer] as const,
-};
 
 export function getCoverage(runId: number, tracer: number | null, signal?: AbortSignal) {
   const query = tracer === null ? {} : { tracer };
@@ -27,7 +23,7 @@ export function getCoverage(runId: number, tracer: number | null, signal?: Abort
 /** The run's coverage map over `tracer` (null: the project's latest finished TRACER run), its graph read safely. */
 export function useCoverage(runId: number, tracer: number | null) {
   return useQuery({
-    queryKey: coverageKeys.one(runId, tracer),
+    queryKey: runKeys.coverage(runId, tracer),
     queryFn: ({ signal }) => getCoverage(runId, tracer, signal),
     select: (data) => ({ ...data, graphData: readGraph(data.graph) }),
     enabled: runId > 0,

@@ -2,6 +2,7 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, settle } from "./client";
 import { toApiError } from "./errors";
+import { serverKeys } from "./query-keys";
 import type { ResponseJson } from "./types";
 
 export type Health = ResponseJson<"/api/health/", "get", 200>;
@@ -37,7 +38,7 @@ export const HEALTH_REFRESH_MS = 30_000;
 
 export function healthQueryOptions() {
   return queryOptions({
-    queryKey: ["health"] as const,
+    queryKey: serverKeys.health,
     queryFn: ({ signal }) => getHealth(signal),
     refetchInterval: HEALTH_REFRESH_MS,
   });

@@ -5,18 +5,12 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap, unwrapEmpty } from "./client";
 import { collectPages } from "./pagination";
-import { runKeys } from "./runs";
+import { keyKeys, runKeys } from "./query-keys";
 import type { RequestJson, ResponseJson } from "./types";
 
 export type LLMKey = ResponseJson<"/api/keys/{id}/", "get", 200>;
 export type LLMKeyInput = RequestJson<"/api/keys/", "post">;
 export type KeyRun = ResponseJson<"/api/keys/{id}/test/", "post", 202>;
-
-export const keyKeys = {
-  all: ["keys"] as const,
-  page: (page: number) => ["keys", "page", page] as const,
-  everything: ["keys", "everything"] as const,
-};
 
 export function getKeys(page = 1, signal?: AbortSignal) {
   return unwrap(api.GET("/api/keys/", { params: { query: { page } }, signal }));

@@ -8,7 +8,7 @@ import { server } from "../testing/server";
 import { controlledStream } from "../testing/stream-handlers";
 import { liveTiming, retryDelay, useLiveRun, useLiveRunLists } from "./live";
 import { useRunEvents } from "./project-runs";
-import { runKeys } from "./run-cache";
+import { runKeys } from "./query-keys";
 import { type Run, useRun } from "./runs";
 
 const RUN = {
@@ -90,7 +90,7 @@ describe("useLiveRun", () => {
     await waitFor(() => {
       expect(result.current.state).toBe("live");
     });
-    // The token in a header, never in the URL (DECISIONS D2).
+    // The token in a header, never in the URL (README D2).
     expect(streams[0]?.headers.get("Authorization")).toBe("Token secret-token");
     expect(streams[0]?.url).not.toContain("secret-token");
     first.send({ event: "events", data: [event(5, "hello")], id: 5 });

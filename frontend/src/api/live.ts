@@ -1,7 +1,7 @@
 /**
  * Live updates: the server pushes what changes about runs as Server-Sent Events (`/api/stream/`, served by
  * backend/runs/streams.py), read with `fetch` so that the token travels in the Authorization header and never in
- * a URL (DECISIONS D2). Nothing here polls on a timer.
+ * a URL (README D2). Nothing here polls on a timer.
  *
  * One connection per run, and one for the runs lists, shared by every hook that needs it; the last hook to let go
  * closes it, a moment later, so a re-render or a route change does not reconnect. Each message updates the query
@@ -13,7 +13,8 @@ import { type EventSourceMessage, fetchEventSource } from "@microsoft/fetch-even
 import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useSyncExternalStore } from "react";
 import { tokenStore } from "../lib/token-store";
-import { mergeEvents, readRunEvent, type RunEvent, runKeys } from "./run-cache";
+import { runKeys } from "./query-keys";
+import { mergeEvents, readRunEvent, type RunEvent } from "./run-cache";
 import type { ResponseJson } from "./types";
 
 type RunSnapshot = ResponseJson<"/api/runs/{id}/", "get", 200>;

@@ -7,25 +7,11 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { api, settle, unwrap, unwrapEmpty } from "./client";
 import { toApiError } from "./errors";
 import { collectPages } from "./pagination";
-import { readProblem, type ValidationProblem } from "./problems";
+import { profileKeys } from "./query-keys";
 import type { ResponseJson } from "./types";
 
 export type Profile = ResponseJson<"/api/projects/{project_id}/profiles/{id}/", "get", 200>;
 export type PlanResult = ResponseJson<"/api/projects/{project_id}/profiles/{id}/plan/", "post", 200>;
-
-export interface DocumentValidation {
-  valid: boolean;
-  name: string | null;
-  problems: ValidationProblem[];
-}
-
-export const profileKeys = {
-  all: (projectId: number) => ["projects", projectId, "profiles"] as const,
-  list: (projectId: number) => ["projects", projectId, "profiles", "list"] as const,
-  detail: (projectId: number, id: number) => ["projects", projectId, "profiles", "detail", id] as const,
-  template: (projectId: number) => ["projects", projectId, "profiles", "template"] as const,
-  validation: (projectId: number, text: string) => ["projects", projectId, "profiles", "validate", text] as const,
-};
 
 const projectPath = (projectId: number) => ({ project_id: String(projectId) });
 
@@ -70,28 +56,6 @@ export function deleteProfile({ projectId, id }: { projectId: number; id: number
   return unwrapEmpty(
     api.DELETE("/api/projects/{project_id}/profiles/{id}/", { params: { path: { ...projectPath(projectId), id } } }),
   );
-}
-
-export async function validateProfile(projectId: number, text: string, signal?: AbortSignal) {
-  const result = await unwrap(
-    api.POST("/api/projects/{project_id}/profiles/validate/", {
-      params: { path: projectPath(projectId) },
-      body: { text },
-      signal,
-    }),
-  );
-  return {
-    valid: result.valid,
-    name: result.name,
-    problems: result.problems.map(readProblem).filter((p): p is ValidationProblem => p !== null),
-  };
-}
-
-export async function getProfileTemplate(projectId: number, signal?: AbortSignal) {
-  const body = await unwrap(
-    api.GET("/api/projects/{project_id}/profiles/template/", { params: { path: projectPath(projectId) }, signal }),
-  );
-  return body.text;
 }
 
 export interface UploadedDocument {
@@ -145,27 +109,6 @@ export function useProfile(projectId: number, id: number | null) {
     queryFn: ({ signal }) => getProfile(projectId, id ?? 0, signal),
     enabled: id !== null,
     staleTime: Infinity,
-  });
-}
-
-export function useProfileTemplate(projectId: number, enabled: boolean) {
-  return useQuery({
-    queryKey: profileKeys.template(projectId),
-    queryFn: ({ signal }) => getProfileTemplate(projectId, signal),
-    enabled,
-    staleTime: Infinity,
-  });
-}
-
-/** Live validation (debounce the text before passing it); keeps the previous answer while the next loads. */
-export function useProfileValidation(projectId: number, text: string, enabled: boolean) {
-  return useQuery({
-    queryKey: profileKeys.validation(projectId, text),
-    queryFn: ({ signal }) => validateProfile(projectId, text, signal),
-    enabled,
-    staleTime: Infinity,
-    gcTime: 60_000,
-    placeholderData: (previous) => previous,
   });
 }
 

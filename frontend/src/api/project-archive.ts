@@ -7,6 +7,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { isBlob, saveBlob } from "../lib/save-blob";
 import { api, settle } from "./client";
 import { toApiError } from "./errors";
+import { projectKeys } from "./query-keys";
 import { isRecord } from "./run-results";
 
 export interface ImportOutcome {
@@ -67,6 +68,7 @@ export function useImportProjectArchive() {
   return useMutation({
     mutationFn: importProjectArchive,
     // Profiles, rules and campaigns all live under the project's key.
-    onSettled: (_data, _error, { projectId }) => queryClient.invalidateQueries({ queryKey: ["projects", projectId] }),
+    onSettled: (_data, _error, { projectId }) =>
+      queryClient.invalidateQueries({ queryKey: projectKeys.one(projectId) }),
   });
 }

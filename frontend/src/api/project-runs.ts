@@ -8,7 +8,7 @@ import { api, unwrap } from "./client";
 import { useLiveRun } from "./live";
 import { mergeEvents, readRunEvent, type RunEvent } from "./run-cache";
 import { isRecord } from "./run-results";
-import { runKeys } from "./runs";
+import { runKeys } from "./query-keys";
 import type { RequestJson } from "./types";
 
 export { MAX_EVENTS_KEPT, type RunEvent } from "./run-cache";
@@ -54,15 +54,13 @@ export function useCancelRun() {
   });
 }
 
-export const runEventKeys = { list: runKeys.events };
-
 /**
  * The run's events, accumulated: each fetch asks only for what came after the last event held, and merges with
  * what is held once it answers (the live stream may have added lines meanwhile).
  */
 export function runEventsQueryOptions(runId: number, read: () => RunEvent[] | undefined) {
   return queryOptions({
-    queryKey: runEventKeys.list(runId),
+    queryKey: runKeys.events(runId),
     queryFn: async ({ signal }) => {
       const last = read()?.at(-1);
       const page = await getRunEvents(runId, last === undefined ? null : last.id, signal);
@@ -76,7 +74,7 @@ export function runEventsQueryOptions(runId: number, read: () => RunEvent[] | un
 export function useRunEvents(runId: number, live: boolean) {
   const queryClient = useQueryClient();
   useLiveRun(live ? runId : null);
-  return useQuery(runEventsQueryOptions(runId, () => queryClient.getQueryData<RunEvent[]>(runEventKeys.list(runId))));
+  return useQuery(runEventsQueryOptions(runId, () => queryClient.getQueryData<RunEvent[]>(runKeys.events(runId))));
 }
 
 export interface RunProgress {

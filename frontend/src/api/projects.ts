@@ -2,17 +2,11 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap, unwrapEmpty } from "./client";
 import { collectPages } from "./pagination";
+import { connectorKeys, projectKeys } from "./query-keys";
 import type { RequestJson, ResponseJson } from "./types";
 
 export type Project = ResponseJson<"/api/projects/{id}/", "get", 200>;
 export type ProjectInput = RequestJson<"/api/projects/", "post">;
-
-export const projectKeys = {
-  all: ["projects"] as const,
-  page: (page: number) => ["projects", "page", page] as const,
-  everything: ["projects", "everything"] as const,
-  detail: (id: number) => ["projects", "detail", id] as const,
-};
 
 export function getProjects(page = 1, signal?: AbortSignal) {
   return unwrap(api.GET("/api/projects/", { params: { query: { page, scope: "mine" } }, signal }));
@@ -76,7 +70,7 @@ export function useDeleteProject() {
     onSuccess: () =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: projectKeys.all }),
-        queryClient.invalidateQueries({ queryKey: ["connectors"] }),
+        queryClient.invalidateQueries({ queryKey: connectorKeys.all }),
       ]),
   });
 }

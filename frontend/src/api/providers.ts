@@ -1,6 +1,7 @@
 /** The LLM providers Parley supports (static per deployment). */
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import { serverKeys } from "./query-keys";
 import type { ResponseJson } from "./types";
 
 export type Provider = ResponseJson<"/api/providers/", "get", 200>[number];
@@ -11,7 +12,7 @@ export function getProviders(signal?: AbortSignal) {
 
 export function providersQueryOptions() {
   return queryOptions({
-    queryKey: ["providers"] as const,
+    queryKey: serverKeys.providers,
     queryFn: ({ signal }) => getProviders(signal),
     staleTime: Infinity,
   });

@@ -4,10 +4,7 @@
  */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
-
-export const publicKeys = {
-  projects: (page: number) => ["public", "projects", page] as const,
-};
+import { publicKeys } from "./query-keys";
 
 export function getPublicProjects(page: number, signal?: AbortSignal) {
   return unwrap(api.GET("/api/projects/", { params: { query: { page, scope: "public" } }, signal }));

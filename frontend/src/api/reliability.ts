@@ -1,5 +1,5 @@
 /**
- * pass^k and pass@1 of a SENSEI run with repeats (`engine/regression/reliability.py`, decision D33), from the run's
+ * pass^k and pass@1 of a SENSEI run with repeats (`engine/regression/reliability.py`, README D33), from the run's
  * result (`reliability`): per profile both rates with their intervals, and each planned conversation's repeats.
  * Read defensively — a run stored before reliability existed has none.
  */

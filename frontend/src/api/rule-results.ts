@@ -8,20 +8,12 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { isMap, parseDocument } from "yaml";
 import { api, unwrap, unwrapEmpty } from "./client";
 import { collectPages } from "./pagination";
-import { readProblem, type ValidationProblem } from "./problems";
+import { ruleKeys, runKeys } from "./query-keys";
 import { isRecord } from "./run-results";
 import type { ResponseJson } from "./types";
 
 export type Rule = ResponseJson<"/api/projects/{project_id}/rules/{id}/", "get", 200>;
 export type RuleResultRow = ResponseJson<"/api/runs/{id}/results/", "get", 200>[number];
-
-export const ruleKeys = {
-  all: (projectId: number) => ["projects", projectId, "rules"] as const,
-  list: (projectId: number) => ["projects", projectId, "rules", "list"] as const,
-  template: (projectId: number) => ["projects", projectId, "rules", "template"] as const,
-  validation: (projectId: number, text: string) => ["projects", projectId, "rules", "validate", text] as const,
-  results: (runId: number) => ["runs", "results", runId] as const,
-};
 
 const projectPath = (projectId: number) => ({ project_id: String(projectId) });
 
@@ -61,49 +53,6 @@ export function deleteRule({ projectId, id }: { projectId: number; id: number })
   return unwrapEmpty(
     api.DELETE("/api/projects/{project_id}/rules/{id}/", { params: { path: { ...projectPath(projectId), id } } }),
   );
-}
-
-export async function getRuleTemplate(projectId: number, signal?: AbortSignal) {
-  const body = await unwrap(
-    api.GET("/api/projects/{project_id}/rules/template/", { params: { path: projectPath(projectId) }, signal }),
-  );
-  return body.text;
-}
-
-export function useRuleTemplate(projectId: number, enabled: boolean) {
-  return useQuery({
-    queryKey: ruleKeys.template(projectId),
-    queryFn: ({ signal }) => getRuleTemplate(projectId, signal),
-    enabled,
-    staleTime: Infinity,
-  });
-}
-
-export async function validateRule(projectId: number, text: string, signal?: AbortSignal) {
-  const result = await unwrap(
-    api.POST("/api/projects/{project_id}/rules/validate/", {
-      params: { path: projectPath(projectId) },
-      body: { text },
-      signal,
-    }),
-  );
-  return {
-    valid: result.valid,
-    name: result.name,
-    problems: result.problems.map(readProblem).filter((p): p is ValidationProblem => p !== null),
-  };
-}
-
-/** Live validation of a (debounced) text; keeps the previous answer while the next one loads. */
-export function useRuleValidation(projectId: number, text: string, enabled: boolean) {
-  return useQuery({
-    queryKey: ruleKeys.validation(projectId, text),
-    queryFn: ({ signal }) => validateRule(projectId, text, signal),
-    enabled,
-    staleTime: Infinity,
-    gcTime: 60_000,
-    placeholderData: (previous) => previous,
-  });
 }
 
 export function useSaveRule() {
@@ -197,7 +146,7 @@ export function getRuleResults(runId: number, signal?: AbortSignal) {
 }
 
 export function ruleResultsQueryOptions(runId: number) {
-  return queryOptions({ queryKey: ruleKeys.results(runId), queryFn: ({ signal }) => getRuleResults(runId, signal) });
+  return queryOptions({ queryKey: runKeys.ruleResults(runId), queryFn: ({ signal }) => getRuleResults(runId, signal) });
 }
 
 export function useRuleResults(runId: number, enabled: boolean) {

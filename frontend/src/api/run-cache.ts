@@ -1,7 +1,6 @@
 /**
- * Where everything about runs sits in the TanStack Query cache, and how a run's log is merged. Both the REST hooks
- * (runs.ts, project-runs.ts, conversations.ts, runs-dashboard.ts) and the live updates (live.ts) write there, so
- * the keys live here, below both.
+ * A run's log as the cache holds it, and how new lines are merged into it. Both the REST hooks (project-runs.ts)
+ * and the live updates (live.ts) write there, so the merge lives here, below both; the keys are in query-keys.ts.
  */
 import { isRecord } from "./run-results";
 import type { ResponseJson } from "./types";
@@ -18,18 +17,6 @@ export interface RunEvent {
 
 /** Events kept on screen; older ones scroll out (the full log stays on the server). */
 export const MAX_EVENTS_KEPT = 2_000;
-
-export const runKeys = {
-  all: ["runs"] as const,
-  /** Every list of runs (dashboards, pickers, the setup guide's connection tests): refetched when runs change. */
-  lists: ["runs", "list"] as const,
-  list: (page: number) => ["runs", "list", page] as const,
-  detail: (id: number) => ["runs", "detail", id] as const,
-  events: (runId: number) => ["runs", "events", runId] as const,
-  /** Prefix of every conversation list of a run. */
-  conversations: (runId: number) => ["runs", "conversations", runId] as const,
-  stats: (runId: number) => ["runs", "stats", runId] as const,
-};
 
 export function readRunEvent(event: RunEventBody): RunEvent {
   return {

@@ -12,7 +12,8 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { Connector } from "./connectors";
 import { type RunEvent, startProjectRun, type StartRunInput } from "./project-runs";
 import { isRecord } from "./run-results";
-import { type Run, runKeys } from "./runs";
+import { runKeys } from "./query-keys";
+import type { Run } from "./runs";
 
 export type MutationOperator = NonNullable<StartRunInput["operators"]>[number];
 

@@ -13,7 +13,8 @@ import { type Fault, readFaultCounts } from "./faults";
 import { collectPages } from "./pagination";
 import { useLiveRun, useLiveRunLists } from "./live";
 import { isRecord } from "./run-results";
-import { type Run, runKeys, type RunStatus } from "./runs";
+import { runKeys } from "./query-keys";
+import type { Run, RunStatus } from "./runs";
 import type { paths } from "./schema";
 
 type RunListQuery = NonNullable<paths["/api/runs/"]["get"]["parameters"]["query"]>;
@@ -34,13 +35,6 @@ export interface RunFilters {
   scope?: "mine" | "public";
 }
 
-export const dashboardKeys = {
-  list: (filters: RunFilters) => [...runKeys.lists, "dashboard", filters] as const,
-  projectRuns: (projectId: number, kind: DashboardKind) => [...runKeys.lists, "project", projectId, kind] as const,
-  stats: runKeys.stats,
-  diff: (projectId: number, from: number, to: number) => ["runs", "diff", projectId, from, to] as const,
-};
-
 function listQuery(filters: RunFilters): RunListQuery {
   const query: RunListQuery = { kind: filters.kind, page: filters.page };
   if (filters.project) query.project = filters.project;
@@ -60,7 +54,7 @@ export function getRunsPage(filters: RunFilters, signal?: AbortSignal) {
 /** A page of runs (`useRunsPage` re-reads it when the server says one of the visitor's runs changed). */
 export function runsPageQueryOptions(filters: RunFilters) {
   return queryOptions({
-    queryKey: dashboardKeys.list(filters),
+    queryKey: runKeys.dashboard(filters),
     queryFn: ({ signal }) => getRunsPage(filters, signal),
     placeholderData: keepPreviousData,
   });
@@ -86,7 +80,7 @@ export function getProjectRuns(projectId: number, kind: DashboardKind, signal?: 
 export function useProjectRuns(projectId: number | null, kind: DashboardKind) {
   useLiveRunLists(projectId !== null);
   return useQuery({
-    queryKey: dashboardKeys.projectRuns(projectId ?? 0, kind),
+    queryKey: runKeys.ofProject(projectId ?? 0, kind),
     queryFn: ({ signal }) => getProjectRuns(projectId ?? 0, kind, signal),
     enabled: projectId !== null,
   });
@@ -367,7 +361,7 @@ export async function getRunStats(runId: number, signal?: AbortSignal) {
 export function useRunStats(runId: number, live: boolean, enabled = true) {
   useLiveRun(live && enabled ? runId : null);
   return useQuery({
-    queryKey: dashboardKeys.stats(runId),
+    queryKey: runKeys.stats(runId),
     queryFn: ({ signal }) => getRunStats(runId, signal),
     enabled,
   });
@@ -436,7 +430,7 @@ export async function getModelDiff(projectId: number, from: number, to: number, 
 
 export function useModelDiff(projectId: number, from: number, to: number | null) {
   return useQuery({
-    queryKey: dashboardKeys.diff(projectId, from, to ?? 0),
+    queryKey: runKeys.diff(projectId, from, to ?? 0),
     queryFn: ({ signal }) => getModelDiff(projectId, from, to ?? 0, signal),
     enabled: to !== null,
     staleTime: Infinity,

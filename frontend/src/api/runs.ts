@@ -5,10 +5,8 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
 import { useLiveRun } from "./live";
-import { runKeys } from "./run-cache";
+import { runKeys } from "./query-keys";
 import type { ResponseJson } from "./types";
-
-export { runKeys };
 
 export type Run = ResponseJson<"/api/runs/{id}/", "get", 200>;
 export type RunStatus = Run["status"];

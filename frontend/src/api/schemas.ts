@@ -1,6 +1,7 @@
 /** JSON Schemas of Parley's YAML languages, for the editor's completion and hover docs. */
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
+import { serverKeys } from "./query-keys";
 
 export type SchemaKind = "profile" | "rule" | "connector" | "campaign";
 
@@ -13,7 +14,7 @@ export function getJsonSchema(kind: SchemaKind, signal?: AbortSignal): Promise<J
 
 export function jsonSchemaQueryOptions(kind: SchemaKind) {
   return queryOptions({
-    queryKey: ["schemas", kind] as const,
+    queryKey: serverKeys.schema(kind),
     queryFn: ({ signal }) => getJsonSchema(kind, signal),
     staleTime: Infinity,
   });

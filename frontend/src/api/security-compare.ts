@@ -7,6 +7,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
 import { DEFAULT_THRESHOLD } from "./compare";
+import { runKeys } from "./query-keys";
 import type { components } from "./schema";
 
 export type SecurityComparison = components["schemas"]["RunSecurityComparison"];
@@ -15,15 +16,10 @@ export type BreachSide = components["schemas"]["BreachSide"];
 export type AttemptChange = components["schemas"]["AttemptChange"];
 export type AttemptBrief = components["schemas"]["AttemptBrief"];
 
-export const securityCompareKeys = {
-  one: (runId: number, baseline: number, threshold: number) =>
-    ["runs", "security-compare", runId, baseline, threshold] as const,
-};
-
 /** `runId` compared with the campaign run `baseline`; nothing is asked until a baseline is chosen. */
 export function useSecurityComparison(runId: number, baseline: number | null, threshold: number) {
   return useQuery({
-    queryKey: securityCompareKeys.one(runId, baseline ?? 0, threshold),
+    queryKey: runKeys.securityComparison(runId, baseline ?? 0, threshold),
     queryFn: ({ signal }) => {
       const query: { baseline: number; threshold?: number } = { baseline: baseline ?? 0 };
       if (threshold !== DEFAULT_THRESHOLD) query.threshold = threshold;

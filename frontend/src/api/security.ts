@@ -10,9 +10,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { api, unwrap, unwrapEmpty } from "./client";
 import { useLiveRunLists } from "./live";
 import { collectPages, type Page } from "./pagination";
-import { readProblem, type ValidationProblem } from "./problems";
 import { isRecord } from "./run-results";
-import { runKeys } from "./runs";
+import { campaignKeys, runKeys } from "./query-keys";
 import type { ResponseJson } from "./types";
 
 export type Campaign = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/", "get", 200>;
@@ -21,16 +20,6 @@ type AttemptRow = ResponseJson<"/api/runs/{id}/attempts/", "get", 200>["results"
 
 export const VERDICTS = ["breached", "resisted", "inconclusive", "error"] as const;
 export type Verdict = (typeof VERDICTS)[number];
-
-export const campaignKeys = {
-  list: (projectId: number) => ["projects", projectId, "campaigns", "list"] as const,
-  template: (projectId: number) => ["projects", projectId, "campaigns", "template"] as const,
-  validation: (projectId: number, text: string) => ["projects", projectId, "campaigns", "validate", text] as const,
-  runs: (projectId: number) => [...runKeys.lists, "project", projectId, "security"] as const,
-  attempts: (runId: number, filters: AttemptFilters, done: number) =>
-    ["runs", "attempts", runId, filters, done] as const,
-  stats: (runId: number, done: number) => ["runs", "security-stats", runId, done] as const,
-};
 
 const projectPath = (projectId: number) => ({ project_id: String(projectId) });
 
@@ -90,45 +79,6 @@ export function useDeleteCampaign() {
   });
 }
 
-export function useCampaignTemplate(projectId: number, enabled: boolean) {
-  return useQuery({
-    queryKey: campaignKeys.template(projectId),
-    queryFn: async ({ signal }) => {
-      const body = await unwrap(
-        api.GET("/api/projects/{project_id}/campaigns/template/", { params: { path: projectPath(projectId) }, signal }),
-      );
-      return body.text;
-    },
-    enabled,
-    staleTime: Infinity,
-  });
-}
-
-/** Live validation of a (debounced) text; keeps the previous answer while the next one loads. */
-export function useCampaignValidation(projectId: number, text: string, enabled: boolean) {
-  return useQuery({
-    queryKey: campaignKeys.validation(projectId, text),
-    queryFn: async ({ signal }) => {
-      const result = await unwrap(
-        api.POST("/api/projects/{project_id}/campaigns/validate/", {
-          params: { path: projectPath(projectId) },
-          body: { text },
-          signal,
-        }),
-      );
-      return {
-        valid: result.valid,
-        name: result.name,
-        problems: result.problems.map(readProblem).filter((p): p is ValidationProblem => p !== null),
-      };
-    },
-    enabled,
-    staleTime: Infinity,
-    gcTime: 60_000,
-    placeholderData: (previous) => previous,
-  });
-}
-
 /** Rewrites a campaign (a reference `security.yml` too) in Parley's own format. */
 export function useConvertCampaign() {
   return useMutation({
@@ -161,7 +111,7 @@ export function useCampaignPlan() {
 export function useSecurityRuns(projectId: number | null) {
   useLiveRunLists(projectId !== null);
   return useQuery({
-    queryKey: campaignKeys.runs(projectId ?? 0),
+    queryKey: runKeys.ofProject(projectId ?? 0, "security"),
     queryFn: ({ signal }) =>
       collectPages((page) =>
         unwrap(
@@ -266,7 +216,7 @@ export interface AttemptFilters {
 /** One page of a run's attempts; `done` (attempts finished so far) is part of the key, so a live run re-reads. */
 export function useAttempts(runId: number, filters: AttemptFilters, done: number) {
   return useQuery({
-    queryKey: campaignKeys.attempts(runId, filters, done),
+    queryKey: runKeys.attempts(runId, filters, done),
     queryFn: async ({ signal }): Promise<Page<AttemptView>> => {
       const query = {
         page: filters.page,
@@ -341,7 +291,7 @@ export function readSecurityStats(body: unknown): SecurityStats {
 
 export function useSecurityStats(runId: number, done: number) {
   return useQuery({
-    queryKey: campaignKeys.stats(runId, done),
+    queryKey: runKeys.securityStats(runId, done),
     queryFn: async ({ signal }) => {
       const body: unknown = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
       return readSecurityStats(body);

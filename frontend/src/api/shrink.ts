@@ -11,7 +11,7 @@ import { isBlob, saveBlob } from "../lib/save-blob";
 import { api, settle, unwrap } from "./client";
 import { toApiError } from "./errors";
 import { isRecord } from "./run-results";
-import { runKeys } from "./run-cache";
+import { runKeys } from "./query-keys";
 
 export interface ShrinkOptions {
   replays?: number;

@@ -1,7 +1,9 @@
 /**
- * The live view of one long run (TRACER, SENSEI, check): status, stage, progress, counters, LLM usage, and its
- * log as it grows. While the run is queued or running the server pushes each change (api/live.ts); once it has
- * finished the log is read one last time. Everything the chatbot or an LLM said is rendered as text.
+ * The one live view of a run, whatever its kind (TRACER, SENSEI, check, bench, security): status, stage, progress,
+ * counters, LLM usage, its log as it grows, and Cancel. While the run is queued or running the server pushes each
+ * change (api/live.ts); once it has finished the log is read one last time. Read-only (a visitor, a run of someone
+ * else's) it shows the progress and the log lines the server lets that reader see, without numbers or actions.
+ * Everything the chatbot or an LLM said is rendered as text.
  */
 import {
   Alert,
@@ -189,9 +191,11 @@ interface RunProgressProps {
   title?: string;
   /** Link to the run's own page: "Open the run page" while it goes, "Open the report" once it has ended. */
   linkToRunPage?: boolean;
+  /** Progress and log only: no Cancel, no usage or counters. */
+  readOnly?: boolean;
 }
 
-export function RunProgress({ runId, onFinished, title, linkToRunPage = false }: RunProgressProps) {
+export function RunProgress({ runId, onFinished, title, linkToRunPage = false, readOnly = false }: RunProgressProps) {
   const { run, active, live, error } = useFollowedRun(runId);
   const events = useRunEvents(runId, active);
   const cancel = useCancelRun();
@@ -252,7 +256,7 @@ export function RunProgress({ runId, onFinished, title, linkToRunPage = false }:
                 {isRunActive(run.status) ? "Open the run page" : "Open the report"}
               </Button>
             )}
-            {isRunActive(run.status) && (
+            {isRunActive(run.status) && !readOnly && (
               <Button
                 size="xs"
                 color="red"
@@ -291,28 +295,30 @@ export function RunProgress({ runId, onFinished, title, linkToRunPage = false }:
           />
         </Stack>
 
-        <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="xs">
-          <Stat label="Waited" value={formatSeconds(run.wait_seconds)} />
-          <Stat label="Duration" value={formatSeconds(run.duration_seconds)} />
-          {progress.usage && <Stat label="LLM calls" value={String(progress.usage.calls)} />}
-          {progress.usage && (
-            <Box>
-              <Text size="xs" c="dimmed">
-                Cost
-              </Text>
-              <CostText size="sm" fw={500} usd={progress.usage.costUsd} unpriced={unpricedCalls(run)} />
-            </Box>
-          )}
-          {progress.usage && (
-            <Stat
-              label="Tokens"
-              value={`${String(progress.usage.promptTokens)} in / ${String(progress.usage.completionTokens)} out`}
-            />
-          )}
-          {progress.counters.map(([name, value]) => (
-            <Stat key={name} label={humanize(name)} value={String(value)} />
-          ))}
-        </SimpleGrid>
+        {!readOnly && (
+          <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="xs">
+            <Stat label="Waited" value={formatSeconds(run.wait_seconds)} />
+            <Stat label="Duration" value={formatSeconds(run.duration_seconds)} />
+            {progress.usage && <Stat label="LLM calls" value={String(progress.usage.calls)} />}
+            {progress.usage && (
+              <Box>
+                <Text size="xs" c="dimmed">
+                  Cost
+                </Text>
+                <CostText size="sm" fw={500} usd={progress.usage.costUsd} unpriced={unpricedCalls(run)} />
+              </Box>
+            )}
+            {progress.usage && (
+              <Stat
+                label="Tokens"
+                value={`${String(progress.usage.promptTokens)} in / ${String(progress.usage.completionTokens)} out`}
+              />
+            )}
+            {progress.counters.map(([name, value]) => (
+              <Stat key={name} label={humanize(name)} value={String(value)} />
+            ))}
+          </SimpleGrid>
+        )}
 
         {outcome.warning && (
           <Alert color="yellow" title={outcome.warning.title}>

@@ -2,7 +2,7 @@
 
 `ProviderDouble.handle(payload, tag=..., bearer=...)` answers one request body with a `WireReply` (status, JSON
 body, headers) — the fake HTTP server sends it over the network, `ScriptedChatModel` turns it into what the SDK
-would have raised or returned. Three families (decision D13):
+would have raised or returned. Three families (README D13):
 
 - `openai` (the default): OpenAI's chat completions. Reasoning models (gpt-5 except gpt-5-chat, o1, o3, o4)
   refuse a temperature or `top_p` other than 1 (`unsupported_value`) and `max_tokens` (`unsupported_parameter`,

@@ -1,4 +1,4 @@
-"""Shrink a failed conversation to the shortest script that still fails, and pin it as an LLM-free test (D33).
+"""Shrink a failed conversation to the shortest script that still fails, and pin it as an LLM-free test (README D33).
 
 `shrink_record(ShrinkJob(record, factory, ...), context)` is the one entry point of the CLI (`parley sensei
 shrink`) and the platform's `shrink` runs:

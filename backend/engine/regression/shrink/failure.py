@@ -2,7 +2,7 @@
 
 A shrunk conversation must fail *for the same reason* as the original, or delta debugging happily reduces any
 failure to "hello" and a reply that does not state a total. So the verdict's own error decides the check, by
-code (D28's chatbot faults), and the check is tied to the reply of the *failing user turn* — the user turn whose
+code (README D28's chatbot faults), and the check is tied to the reply of the *failing user turn* — the user turn whose
 reply (or whose request) went wrong; the shrinker keeps that turn last and checks its reply:
 
 - an HTTP 5xx, a timeout or an unreadable reply (`chatbot_crash`, `timeout`, `malformed_reply`, `http_NNN`):

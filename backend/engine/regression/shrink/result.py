@@ -1,4 +1,4 @@
-"""What shrinking leaves: the result model (stored as the engine returns it, D31) and the pinned profile.
+"""What shrinking leaves: the result model (stored as the engine returns it, README D31) and the pinned profile.
 
 The pinned profile is a scripted profile (D33) — the minimal script's literal user turns, the failure's check on
 the last one's reply, and `min_pass_rate: 100%` — so `parley sensei run` plays and decides it with no LLM call,

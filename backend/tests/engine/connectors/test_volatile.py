@@ -1,4 +1,4 @@
-"""A connector's volatile patterns (D24): the `volatile` key of a connector file, checked with a position."""
+"""A connector's volatile patterns (README D24): the `volatile` key of a connector file, checked with a position."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gemini end to end through its OpenAI-compatible endpoint (decision D9), against a double that follows that
+"""Gemini end to end through its OpenAI-compatible endpoint (README D9), against a double that follows that
 endpoint's documented shape: list-shaped errors, a wrong key as HTTP 400, unknown fields refused, thinking models,
 and the safety filter's blocked prompts (no choice at all) and blocked answers (no content)."""
 

@@ -1,4 +1,4 @@
-"""`parley sensei compare`: exit codes (D25), the text, --json, --junit, --rules, --fail-on-inconclusive and bad
+"""`parley sensei compare`: exit codes (README D25), the text, --json, --junit, --rules, --fail-on-inconclusive and bad
 input, on folders as `parley sensei run --out` writes them."""
 
 from __future__ import annotations

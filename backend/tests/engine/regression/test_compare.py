@@ -108,7 +108,7 @@ def test_a_stable_failure_beside_flaky_ones_still_regresses():
 def test_the_record_verdict_decides_and_records_without_one_are_decided_by_sensei_s_rules():
     before = clean("order", 4)
     after = [
-        # SENSEI's verdict wins over the error codes (D26).
+        # SENSEI's verdict wins over the error codes (README D26).
         record(
             "order",
             0,

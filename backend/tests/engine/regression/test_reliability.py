@@ -1,4 +1,4 @@
-"""pass^k and pass@1 over repeats (D33): counted from records, shown by `parley sensei run`, gated by
+"""pass^k and pass@1 over repeats (README D33): counted from records, shown by `parley sensei run`, gated by
 `parley sensei compare --gate pass-k` and `min_pass_rate`, and measured on a reference bot that is really flaky."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Record and replay (D24): volatile values normalised, recorded answers given back with today's values, a
+"""Record and replay (README D24): volatile values normalised, recorded answers given back with today's values, a
 replayed run that makes no LLM call while the chatbot answers alike and takes over where it does not, and
 `parley sensei run --replay` over HTTP."""
 

@@ -1,5 +1,5 @@
-"""The caller's volatile patterns in replay (D24): they come before the built-in ones, a slow one gives up instead of
-hanging, and in the CLI a connector file's `volatile` list lets a re-test of a chatbot that changes a word in
+"""The caller's volatile patterns in replay (README D24): they come before the built-in ones, a slow one gives up
+instead of hanging, and in the CLI a connector file's `volatile` list lets a re-test of a chatbot that changes a word in
 every conversation make no LLM call (and without it, the same re-test pays)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Verdicts on small in-process bots: a breach is found and quoted, none is invented, a judge that cannot quote
-leaves the attempt inconclusive (D27), and failures are errors, never resisted."""
+leaves the attempt inconclusive (README D27), and failures are errors, never resisted."""
 
 from __future__ import annotations
 

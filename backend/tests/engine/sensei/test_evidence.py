@@ -240,7 +240,7 @@ def test_a_malformed_value_costs_that_output_only():
 def test_a_number_word_in_another_sense_is_no_evidence_of_a_number_output():
     from engine.sensei.evidence import states
 
-    # D29: "one of our house pizzas" does not say order_appointment = 1.
+    # README D29: "one of our house pizzas" does not say order_appointment = 1.
     offer = "Would you like one of our house pizzas, or would you rather build your own?"
     assert not states("int", 1, offer, WEDNESDAY)
     assert not states("int", 1, "Which one would you like?", WEDNESDAY)

@@ -1,4 +1,4 @@
-"""Loose JSON is read, not punished (decision D29): with the imperfect double in its loose-JSON mode — the
+"""Loose JSON is read, not punished (README D29): with the imperfect double in its loose-JSON mode — the
 extraction answered as models in `json_object` mode and small local models answer it (a bare number or "13.75$"
 for money, `{"value": 13.75, "turn": "13.75", "quote": "13.75"}`, the turn as text, keys in other words, the
 value at the top level, prose around, now and then `{}`) — the unmodified pizza and bike bots get no `failed`

@@ -1,4 +1,4 @@
-"""Personal data planted in every input format is nowhere in what the import writes (D35), placeholders stay
+"""Personal data planted in every input format is nowhere in what the import writes (README D35), placeholders stay
 the same within a conversation, and look-alikes (an order id, a price, a date, "I'm looking for…") survive."""
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import { useLocation } from "react-router";
 import { connectorsPageQueryOptions, connectorTestState, connectorTestsQueryOptions } from "../../api/connectors";
 import { keysPageQueryOptions } from "../../api/keys";
 import { getProfilesPage } from "../../api/profiles";
+import { profileKeys } from "../../api/query-keys";
 import { projectsPageQueryOptions } from "../../api/projects";
 import { runsQueryOptions } from "../../api/runs";
 import { paths } from "../../lib/paths";
@@ -45,7 +46,7 @@ export function useSetupProgress() {
   const projectList = projects.data?.results ?? [];
   const profilePages = useQueries({
     queries: projectList.map((project) => ({
-      queryKey: ["projects", project.id, "profiles", "first-page"] as const,
+      queryKey: profileKeys.firstPage(project.id),
       queryFn: ({ signal }: { signal: AbortSignal }) => getProfilesPage(project.id, 1, signal),
       ...keepCurrent,
     })),

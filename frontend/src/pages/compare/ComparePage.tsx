@@ -4,19 +4,17 @@
  * side by side with the baseline's), newly passing and flaky ones, new error codes, inconclusive conversations
  * apart with their reasons, and the cost and response-time changes.
  */
-import { Badge, Button, Group, List, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { Badge, Button, Group, List, Paper, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
-import { Link, useParams, useSearchParams } from "react-router";
+import { Link, useParams } from "react-router";
 import { ApiError } from "../../api/errors";
 import {
   type ComparedGroup,
   type ComparedMatch,
+  type ComparedSide,
   type Comparison,
-  DEFAULT_THRESHOLD,
   formatInterval,
-  formatPoints,
   formatRate,
-  STATUS_COLORS,
   useComparison,
 } from "../../api/compare";
 import { formatValue } from "../../api/conversations";
@@ -24,67 +22,24 @@ import { ComparisonVerdict } from "../../components/ComparisonVerdict";
 import { PageHeader } from "../../components/PageHeader";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
+import { positiveInt, RatesTable, ThresholdSelect, useComparisonParams } from "./ComparisonShape";
 import { SideBySide } from "./SideBySide";
 
-const THRESHOLDS = ["0.05", "0.1", "0.2", "0.3", "0.5"];
-
-function positiveInt(value: string | null | undefined): number | null {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : null;
-}
-
-function readThreshold(value: string | null): number {
-  const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 && parsed <= 1 ? parsed : DEFAULT_THRESHOLD;
+function Rate({ side }: { side: ComparedSide }) {
+  return (
+    <>
+      <Text size="sm">{formatRate(side)}</Text>
+      <Text size="xs" c="dimmed">
+        {formatInterval(side)}
+      </Text>
+    </>
+  );
 }
 
 function GroupsTable({ groups, label }: { groups: ComparedGroup[]; label: string }) {
+  const first = label === "Rules" ? "Rule" : "Profile";
   return (
-    <Table.ScrollContainer minWidth={640}>
-      <Table aria-label={label} verticalSpacing="xs" fz="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{label === "Rules" ? "Rule" : "Profile"}</Table.Th>
-            <Table.Th>Baseline</Table.Th>
-            <Table.Th>This run</Table.Th>
-            <Table.Th>Change (95 % CI)</Table.Th>
-            <Table.Th>Status</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {groups.map((group) => (
-            <Table.Tr key={`${group.kind}-${group.name}`}>
-              <Table.Td ff={group.kind === "overall" ? undefined : "monospace"}>{group.name}</Table.Td>
-              <Table.Td>
-                <Text size="sm">{formatRate(group.baseline)}</Text>
-                <Text size="xs" c="dimmed">
-                  {formatInterval(group.baseline)}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{formatRate(group.run)}</Text>
-                <Text size="xs" c="dimmed">
-                  {formatInterval(group.run)}
-                </Text>
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{formatPoints(group.change.delta)}</Text>
-                {group.change.low !== null && group.change.high !== null && (
-                  <Text size="xs" c="dimmed">
-                    {`${formatPoints(group.change.low)} … ${formatPoints(group.change.high)}`}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <Badge color={STATUS_COLORS[group.status]} variant="light" title={group.why}>
-                  {group.status}
-                </Badge>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <RatesTable groups={groups} label={label} first={first} minWidth={640} side={(side) => <Rate side={side} />} />
   );
 }
 
@@ -240,9 +195,7 @@ function Costs({ comparison }: { comparison: Comparison }) {
 }
 
 export function CompareView({ runId, mode }: { runId: number; mode: DashboardMode }) {
-  const [params, setParams] = useSearchParams();
-  const baseline = positiveInt(params.get("baseline"));
-  const threshold = readThreshold(params.get("threshold"));
+  const { baseline, threshold, choose } = useComparisonParams();
   const comparison = useComparison(runId, baseline, threshold);
   const [selected, setSelected] = useState<ComparedMatch | null>(null);
   const runLink = dashboardPaths.run("sensei", runId, mode);
@@ -253,20 +206,10 @@ export function CompareView({ runId, mode }: { runId: number; mode: DashboardMod
       description="Did the change break something, for sure, and where? Pass rates count passed and failed conversations; inconclusive ones are shown apart."
       actions={
         <>
-          <Select
-            aria-label="Threshold"
-            w={170}
-            value={String(threshold)}
-            data={THRESHOLDS.map((value) => ({
-              value,
-              label: `Threshold ${String(Math.round(Number(value) * 100))} points`,
-            }))}
-            allowDeselect={false}
+          <ThresholdSelect
+            threshold={threshold}
             onChange={(value) => {
-              const next = new URLSearchParams(params);
-              if (value === null || Number(value) === DEFAULT_THRESHOLD) next.delete("threshold");
-              else next.set("threshold", value);
-              setParams(next, { replace: true });
+              choose("threshold", value);
             }}
           />
           <Button component={Link} to={runLink} variant="default">

@@ -4,7 +4,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTestConnector } from "../../api/connectors";
 import { readConnectionTest } from "../../api/run-results";
-import { runKeys } from "../../api/runs";
+import { runKeys } from "../../api/query-keys";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { ConnectionTestResult } from "./ConnectionTestResult";

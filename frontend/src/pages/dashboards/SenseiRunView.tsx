@@ -24,7 +24,6 @@ import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import {
   type ConversationVerdict,
-  conversationKeys,
   errorName,
   readConversationRecord,
   readErrorCodes,
@@ -32,9 +31,9 @@ import {
   useConversationsPage,
 } from "../../api/conversations";
 import { type Fault, FAULTS, readVerdictProof } from "../../api/faults";
+import { runKeys } from "../../api/query-keys";
 import { isRunActive, type Run } from "../../api/runs";
 import {
-  dashboardKeys,
   type ExportFormat,
   readSenseiSummary,
   type RunStats,
@@ -490,8 +489,8 @@ function useRefreshWhenFinished(runId: number, active: boolean) {
   const wasActive = useRef(active);
   useEffect(() => {
     if (wasActive.current && !active) {
-      void queryClient.invalidateQueries({ queryKey: dashboardKeys.stats(runId) });
-      void queryClient.invalidateQueries({ queryKey: conversationKeys.run(runId) });
+      void queryClient.invalidateQueries({ queryKey: runKeys.stats(runId) });
+      void queryClient.invalidateQueries({ queryKey: runKeys.conversations(runId) });
     }
     wasActive.current = active;
   }, [active, runId, queryClient]);

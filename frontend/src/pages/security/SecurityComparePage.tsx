@@ -4,10 +4,9 @@
  * attempts newly breached (with the chatbot's quoted words) or newly resisted, and the attempts that decided
  * nothing — errors and inconclusive ones — listed apart, never counted as resisted. Owner and public visitors alike.
  */
-import { Badge, Button, List, Paper, Select, Stack, Table, Text, Title } from "@mantine/core";
+import { Button, List, Paper, Select, Stack, Text, Title } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
-import { Link, useParams, useSearchParams } from "react-router";
-import { DEFAULT_THRESHOLD, formatPoints, STATUS_COLORS } from "../../api/compare";
+import { Link, useParams } from "react-router";
 import { useRun } from "../../api/runs";
 import { useSecurityRuns } from "../../api/security";
 import {
@@ -23,21 +22,10 @@ import {
 import { ComparisonVerdict } from "../../components/ComparisonVerdict";
 import { PageHeader } from "../../components/PageHeader";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { positiveInt, RatesTable, ThresholdSelect, useComparisonParams } from "../compare/ComparisonShape";
 import type { DashboardMode } from "../dashboards/dashboard-paths";
 import { formatDate } from "../dashboards/format";
 import { securityPaths } from "./security-paths";
-
-const THRESHOLDS = ["0.05", "0.1", "0.2", "0.3", "0.5"];
-
-function positiveInt(value: string | null | undefined): number | null {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 ? parsed : null;
-}
-
-function readThreshold(value: string | null): number {
-  const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 && parsed <= 1 ? parsed : DEFAULT_THRESHOLD;
-}
 
 function Side({ side }: { side: BreachSide }) {
   const undecided = formatUndecided(side);
@@ -53,47 +41,7 @@ function Side({ side }: { side: BreachSide }) {
 
 function GroupsTable({ groups, label, first }: { groups: BreachGroup[]; label: string; first: string }) {
   return (
-    <Table.ScrollContainer minWidth={680}>
-      <Table aria-label={label} verticalSpacing="xs" fz="sm">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>{first}</Table.Th>
-            <Table.Th>Baseline</Table.Th>
-            <Table.Th>This run</Table.Th>
-            <Table.Th>Change (95 % CI)</Table.Th>
-            <Table.Th>Status</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {groups.map((group) => (
-            <Table.Tr key={`${group.kind}-${group.name}`}>
-              <Table.Th scope="row" fw={500} ff={group.kind === "overall" ? undefined : "monospace"}>
-                {group.name}
-              </Table.Th>
-              <Table.Td>
-                <Side side={group.baseline} />
-              </Table.Td>
-              <Table.Td>
-                <Side side={group.run} />
-              </Table.Td>
-              <Table.Td>
-                <Text size="sm">{formatPoints(group.change.delta)}</Text>
-                {group.change.low !== null && group.change.high !== null && (
-                  <Text size="xs" c="dimmed">
-                    {`${formatPoints(group.change.low)} … ${formatPoints(group.change.high)}`}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <Badge color={STATUS_COLORS[group.status]} variant="light" title={group.why}>
-                  {group.status}
-                </Badge>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-    </Table.ScrollContainer>
+    <RatesTable groups={groups} label={label} first={first} minWidth={680} side={(side) => <Side side={side} />} />
   );
 }
 
@@ -232,18 +180,10 @@ function Comparison({
 }
 
 export function SecurityCompareView({ runId, mode }: { runId: number; mode: DashboardMode }) {
-  const [params, setParams] = useSearchParams();
-  const baseline = positiveInt(params.get("baseline"));
-  const threshold = readThreshold(params.get("threshold"));
+  const { baseline, threshold, choose } = useComparisonParams();
   const run = useRun(runId);
   const runs = useSecurityRuns(run.data?.project ?? null);
   const others = (runs.data ?? []).filter((other) => other.id !== runId);
-  const choose = (name: string, value: string | null, fallback?: string) => {
-    const next = new URLSearchParams(params);
-    if (value === null || value === fallback) next.delete(name);
-    else next.set(name, value);
-    setParams(next, { replace: true });
-  };
   return (
     <Stack gap="md">
       <PageHeader
@@ -262,17 +202,11 @@ export function SecurityCompareView({ runId, mode }: { runId: number; mode: Dash
               }}
               nothingFoundMessage="No other campaign run in this project"
             />
-            <Select
-              label="Threshold"
-              w={170}
-              value={String(threshold)}
-              data={THRESHOLDS.map((value) => ({
-                value,
-                label: `${String(Math.round(Number(value) * 100))} points`,
-              }))}
-              allowDeselect={false}
+            <ThresholdSelect
+              labelled
+              threshold={threshold}
               onChange={(value) => {
-                choose("threshold", value, String(DEFAULT_THRESHOLD));
+                choose("threshold", value);
               }}
             />
             <Button component={Link} to={securityPaths.run(runId, mode)} variant="default" mt={24}>

@@ -1,29 +1,28 @@
 /** Write or edit a SENSEI profile: schema-driven YAML editor, live validation, save, plan preview. */
 import { Anchor, Badge, Button, Card, Group, Loader, Modal, Stack, Text } from "@mantine/core";
-import { useDebouncedValue, useDocumentTitle, useWindowEvent } from "@mantine/hooks";
+import { useDocumentTitle, useWindowEvent } from "@mantine/hooks";
 import { notifications } from "@mantine/notifications";
 import { useRef, useState } from "react";
 import { Link, useBlocker, useNavigate, useParams } from "react-router";
-import {
-  type Profile,
-  useDeleteProfiles,
-  useProfile,
-  useProfileTemplate,
-  useProfileValidation,
-  useSaveProfile,
-} from "../../api/profiles";
+import { useDocumentTemplate } from "../../api/documents";
+import { type Profile, useDeleteProfiles, useProfile, useSaveProfile } from "../../api/profiles";
 import { useProject } from "../../api/projects";
-import { useJsonSchema } from "../../api/schemas";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";
-import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { ErrorState, LoadingState } from "../../components/StateViews";
-import { ProblemList } from "../../components/yaml-editor/ProblemList";
-import { YamlEditor } from "../../components/yaml-editor/YamlEditor";
 import { paths } from "../../lib/paths";
+import { type DocumentSpec, DocumentYaml, useDocumentDraft } from "../../components/documents/DocumentEditor";
 import { PlanPreview } from "./PlanPreview";
 
-const VALIDATE_DEBOUNCE_MS = 500;
+const PROFILE_DOCUMENTS: DocumentSpec = {
+  kind: "profiles",
+  schema: "profile",
+  noun: "profile",
+  plural: "Profiles",
+  hint: "Ctrl+Space suggests keys and values; hover a key for its description; Ctrl+S saves. Tab indents — press Esc then Tab to move on.",
+  minHeight: 420,
+  validateAfterMs: 500,
+};
 
 interface ProfileEditorProps {
   projectId: number;
@@ -34,22 +33,16 @@ interface ProfileEditorProps {
 
 function ProfileEditor({ projectId, profile, initialText, readOnly }: ProfileEditorProps) {
   const navigate = useNavigate();
-  const schema = useJsonSchema("profile");
   const save = useSaveProfile();
   const remove = useDeleteProfiles();
-  const [text, setText] = useState(initialText);
+  const draft = useDocumentDraft(PROFILE_DOCUMENTS, projectId, initialText);
+  const { text, validation, checking } = draft;
   const [savedText, setSavedText] = useState(profile === null ? null : initialText);
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const [goTo, setGoTo] = useState<((line: number, column: number) => void) | null>(null);
   const leaving = useRef(false);
   // A new profile can always be saved; leaving it only asks once something was typed.
   const unsaved = savedText === null || text !== savedText;
   const dirty = savedText === null ? text !== initialText : text !== savedText;
-
-  const [debounced] = useDebouncedValue(text, VALIDATE_DEBOUNCE_MS);
-  const validation = useProfileValidation(projectId, debounced, debounced.trim() !== "");
-  const problems = validation.data?.problems ?? [];
-  const checking = validation.isFetching || debounced !== text;
 
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
@@ -139,32 +132,7 @@ function ProfileEditor({ projectId, profile, initialText, readOnly }: ProfileEdi
           </Group>
         )}
       </Group>
-      <ServerErrorAlert error={save.error} title="Could not save the profile" />
-      {validation.isError && <ServerErrorAlert error={validation.error} title="Could not check the profile" />}
-      <YamlEditor
-        label="Profile YAML"
-        value={text}
-        onChange={setText}
-        schema={schema.data ?? null}
-        problems={problems}
-        describedBy="profile-problems"
-        readOnly={readOnly}
-        onSave={doSave}
-        minHeight={420}
-        onReady={(fn) => {
-          setGoTo(() => fn);
-        }}
-      />
-      <Text size="xs" c="dimmed">
-        Ctrl+Space suggests keys and values; hover a key for its description; Ctrl+S saves. Tab indents — press Esc then
-        Tab to move on.
-      </Text>
-      <ProblemList
-        id="profile-problems"
-        problems={problems}
-        onGoTo={goTo ?? undefined}
-        validMessage={validation.data?.valid && !checking ? "No problems found." : undefined}
-      />
+      <DocumentYaml draft={draft} saveError={save.error} onSave={doSave} readOnly={readOnly} />
       <Card withBorder padding="md">
         <PlanPreview projectId={projectId} profileId={profile?.id ?? null} blockedBecause={planBlocked} />
       </Card>
@@ -216,7 +184,7 @@ export function ProfileEditorPage() {
   const profileId = params.profileId === undefined ? null : Number(params.profileId);
   const project = useProject(projectId, Number.isInteger(projectId));
   const profile = useProfile(projectId, profileId);
-  const template = useProfileTemplate(projectId, profileId === null);
+  const template = useDocumentTemplate("profiles", projectId, profileId === null);
   const title = profileId === null ? "New profile" : (profile.data?.name ?? "Profile");
   useDocumentTitle(`${title} · Parley`);
 
