@@ -33,6 +33,7 @@ from engine.security import (
     states_from_tracer,
     summarise,
 )
+from engine.security.result import campaign_summary
 from engine.spreadsheet import csv_writer
 from engine.yamlguard import load_yaml
 from runs import deps
@@ -189,8 +190,7 @@ def execute_security(run: Run) -> dict[str, Any]:
         if llm is not None and state is not None:
             llm.close()
             deps.remember_capabilities(project, state)
-    summary = result.summary()
-    document = {"ok": result.breaches == 0, "breaches": result.breaches, "campaign": campaign.name, **summary}
+    document = campaign_summary(result, campaign.name).model_dump(mode="json")
     if result.stopped == "cancelled":
         recorder.touch(result=document)
         raise SecurityCancelled("The run was cancelled; the attempts it finished are kept.")

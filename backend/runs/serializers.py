@@ -12,6 +12,7 @@ from engine.security import needs_model
 from engine.sensei import new_seed
 from runs.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
+from runs.result_schema import ResultField, served_result
 from runs.security import NoTracerStates, tracer_states
 from runs.verdict_counts import refreshed_result
 from workspace import visibility
@@ -40,6 +41,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
     owner_name = serializers.CharField(source="owner.public_name", read_only=True)
     is_owner = serializers.SerializerMethodField()
     params = serializers.SerializerMethodField()
+    result = ResultField()
 
     class Meta:
         model = Run
@@ -86,7 +88,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "project_name": run.project.name if run.project_id else None,
             "params": self.get_params(run),
             "trigger_source": run.trigger_source,
-            "result": refreshed_result(run),
+            "result": served_result(run.kind, refreshed_result(run)),
             "usage": run.usage,
             "cost_usd": run.cost_usd,
             "error_type": run.error_type,
