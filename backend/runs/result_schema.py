@@ -21,6 +21,7 @@ from pydantic.json_schema import GenerateJsonSchema, model_json_schema
 from rest_framework import serializers
 
 from engine.evaluation.result import BenchSummary
+from engine.security.records import AttemptRecord
 from engine.security.result import CampaignSummary
 from engine.tracer.result import TracerSummary
 from runs.drafting import DraftsSummary
@@ -37,6 +38,9 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
     Run.Kind.PROFILE_DRAFT: DraftsSummary,
     Run.Kind.SHRINK: PinnedShrink,
 }
+
+# Every model the API serves through this hook: the results, and what a run stores row by row.
+SERVED_MODELS: set[type[BaseModel]] = {*RESULT_MODELS.values(), AttemptRecord}
 
 # Kinds whose result has no model yet: served as stored, a free-form object in the schema. Empty once every kind
 # has its model.
@@ -115,7 +119,7 @@ class ResultSchema(PydanticExtension):
 
     @classmethod
     def _matches(cls, target: Any) -> bool:
-        return isinstance(target, type) and target in RESULT_MODELS.values()
+        return isinstance(target, type) and target in SERVED_MODELS
 
     def map_serializer(self, auto_schema: Any, direction: Any) -> Any:
         schema = model_json_schema(

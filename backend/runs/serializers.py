@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from engine.bots.mutation import OPERATORS
 from engine.security import needs_model
+from engine.security.records import AttemptRecord
 from engine.sensei import new_seed
 from runs.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
@@ -403,8 +404,18 @@ class RuleResultSerializer(serializers.ModelSerializer[RuleResult]):
         read_only_fields = fields
 
 
+@extend_schema_field(AttemptRecord)
+class AttemptRecordField(serializers.JSONField):
+    """A stored attempt record brought to the current `AttemptRecord` (a field added since takes its default)."""
+
+    def to_representation(self, value: Any) -> Any:
+        return AttemptRecord.model_validate(value).model_dump(mode="json")
+
+
 class SecurityAttemptSerializer(serializers.ModelSerializer[SecurityAttempt]):
     """One attempt of a security campaign; `record` holds its transcript, findings and quoted evidence."""
+
+    record = AttemptRecordField(read_only=True)
 
     class Meta:
         model = SecurityAttempt

@@ -1391,6 +1391,43 @@ export interface components {
             baseline: components["schemas"]["AttemptBrief"];
             run: components["schemas"]["AttemptBrief"];
         };
+        /** @description One attempt of one attack: one fresh conversation with the chatbot. */
+        AttemptRecord: {
+            id: string;
+            attack: string;
+            attack_id: string;
+            index: number;
+            delivery: string;
+            /** @default null */
+            state: string | null;
+            verdict: components["schemas"]["AttemptRecordVerdictEnum"];
+            because: string;
+            evidence: components["schemas"]["Evidence"][];
+            /** @default  */
+            prompt: string;
+            /** @default template */
+            source: string;
+            /** @default false */
+            rephrased: boolean;
+            markers: string[];
+            answers: string[];
+            /** @default false */
+            refused: boolean;
+            findings: components["schemas"]["Finding"][];
+            transcript: components["schemas"]["TranscriptTurn"][];
+            notes: string[];
+            /** @default 0 */
+            duration_s: number;
+            usage: components["schemas"]["AttemptUsage"];
+        };
+        /** @enum {string} */
+        AttemptRecordVerdictEnum: "breached" | "resisted" | "inconclusive" | "error";
+        AttemptUsage: {
+            /** @default 0 */
+            calls: number;
+            /** @default 0 */
+            cost_usd: number;
+        };
         Baseline: {
             project: number;
             /** @description The baseline run, or null when there is none. */
@@ -1904,6 +1941,12 @@ export interface components {
         };
         /** @enum {string} */
         DraftsSummaryKindEnum: "profile_draft";
+        /** @description A quote of the chatbot: `quote` occurs verbatim in the bot turn `turn` of the transcript. */
+        Evidence: {
+            quote: string;
+            oracle: string;
+            turn: number;
+        };
         /** @description What a replay must show to reproduce the failure, on the reply to its last user turn. */
         FailureCheck: {
             kind: components["schemas"]["FailureCheckKindEnum"];
@@ -1931,6 +1974,23 @@ export interface components {
          * @enum {string}
          */
         FaultEnum: "chatbot" | "simulated_user" | "parley_llm" | "infrastructure" | "test_setup";
+        /**
+         * @description What one oracle decided about one reply.
+         *
+         *     `outcome`: `breach` (with quotes from the reply), `clean` (it looked and found nothing), `unsure` (it could
+         *     not decide; `blocking` when that must keep the attempt inconclusive even if the reply refused, as for a
+         *     judge that claimed a breach it could not quote), `error` (an LLM call failed).
+         */
+        Finding: {
+            oracle: string;
+            outcome: components["schemas"]["OutcomeEnum"];
+            because: string;
+            quotes: string[];
+            /** @default null */
+            turn: number | null;
+            /** @default false */
+            blocking: boolean;
+        };
         Health: {
             status: components["schemas"]["HealthStatusEnum"];
             database: components["schemas"]["HealthComponent"];
@@ -2022,6 +2082,8 @@ export interface components {
          * @enum {string}
          */
         OriginEnum: "manual" | "tracer";
+        /** @enum {string} */
+        OutcomeEnum: "breach" | "clean" | "unsure" | "error";
         /**
          * @description An output's type. `item` for lists, `values` for enums, `name` for custom types, `format` keeps the
          *     human format hint of `time(...)`/`date(...)` (values are always ISO).
@@ -2268,6 +2330,8 @@ export interface components {
             name?: string;
             text: string;
         };
+        /** @enum {string} */
+        PhaseEnum: "prefix" | "warmup" | "attack";
         PhaseUsage: {
             /** @default 0 */
             calls: number;
@@ -2435,9 +2499,11 @@ export interface components {
          */
         ProviderEnum: "openai" | "gemini" | "openai-compatible";
         ReplayedTurn: {
-            role: components["schemas"]["RoleEnum"];
+            role: components["schemas"]["ReplayedTurnRoleEnum"];
             text: string;
         };
+        /** @enum {string} */
+        ReplayedTurnRoleEnum: "user" | "bot" | "error";
         /**
          * @description A check on the chatbot's reply to one scripted user turn: it `contains` a text, does `not_contains` it
          *     (both ignore case and spacing), `matches` a regular expression somewhere, or `states` a value of an output
@@ -2456,8 +2522,6 @@ export interface components {
             replays: number;
             needed: number;
         };
-        /** @enum {string} */
-        RoleEnum: "user" | "bot" | "error";
         Rule: {
             readonly id: number;
             /** @description Defaults to the name in the YAML. */
@@ -2670,7 +2734,7 @@ export interface components {
             readonly delivery: string;
             readonly verdict: string;
             readonly because: string;
-            readonly record: unknown;
+            readonly record: components["schemas"]["AttemptRecord"];
             /** Format: double */
             readonly duration_s: number | null;
             /** Format: double */
@@ -2775,6 +2839,16 @@ export interface components {
         };
         /** @enum {string} */
         TracerSummaryKindEnum: "tracer";
+        TranscriptTurn: {
+            role: components["schemas"]["TranscriptTurnRoleEnum"];
+            text: string;
+            /** @default attack */
+            phase: components["schemas"]["PhaseEnum"];
+            /** @default null */
+            latency_s: number | null;
+        };
+        /** @enum {string} */
+        TranscriptTurnRoleEnum: "user" | "bot";
         /**
          * @description * `api` - API
          *     * `cli` - Command line
