@@ -33,7 +33,7 @@ from engine.llm.errors import (
     LLMRequestError,
     LLMUnavailableError,
 )
-from engine.llm.ledger import UsageLedger, UsageRecord, UsageSummary
+from engine.llm.ledger import UsageLedger, UsageRecord, UsageSummary, UsageTotals
 from engine.llm.limiter import ConcurrencyLimiter
 from engine.llm.messages import Message, assistant, system, user
 from engine.llm.prices import Price, PriceTable
@@ -76,6 +76,7 @@ __all__ = [
     "UsageLedger",
     "UsageRecord",
     "UsageSummary",
+    "UsageTotals",
     "assistant",
     "family_of",
     "list_models",

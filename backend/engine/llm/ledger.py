@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 UsageListener = Callable[["UsageRecord"], None]
 
 
@@ -77,6 +79,18 @@ class UsageSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "cost_usd": round(self.cost_usd, 8), "latency_s": round(self.latency_s, 3)}
+
+
+class UsageTotals(BaseModel):
+    """The headline figures of a run's LLM usage, as a run's result carries them (the ledger's export, TRACER's
+    usage artefact and a bench's usage all start with them; the detail stays in the run's usage)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    failed_calls: int = 0
+    unpriced_calls: int = 0
 
 
 class UsageLedger:

@@ -17,11 +17,13 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from engine.context import RunContext
+from engine.llm import UsageTotals
 from engine.tracer.artefacts import usage_json
 from engine.tracer.config import TracerConfig
 from engine.tracer.deps import TracerDeps
 from engine.tracer.graph import build_graph
 from engine.tracer.model import FunctionalModel
+from engine.tracer.result import TracerSummary
 from engine.tracer.state import ProfileRecord, Transcript
 
 logger = logging.getLogger("engine.tracer")
@@ -46,6 +48,18 @@ class TracerResult:
     def ok(self) -> bool:
         """A model with at least one functionality and at least one valid profile (the CLI's exit 0)."""
         return bool(self.model.functionalities) and bool(self.valid_profiles)
+
+    def summary(self) -> TracerSummary:
+        """The run's result in figures, as the platform stores it."""
+        return TracerSummary(
+            ok=self.ok,
+            functionalities=len(self.model.functionalities),
+            profiles=len(self.profiles),
+            valid_profiles=len(self.valid_profiles),
+            resumed=self.resumed,
+            warnings=self.warnings,
+            usage=UsageTotals.model_validate(self.usage),
+        )
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,11 @@ from rest_framework import serializers
 
 from engine.bots.mutation import OPERATORS
 from engine.security import needs_model
+from engine.security.records import AttemptRecord
 from engine.sensei import new_seed
 from runs.http.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
+from runs.result_schema import ResultField, served_result
 from runs.selectors import NoTracerStates, tracer_states
 from runs.verdict_counts import refreshed_result
 from workspace import visibility
@@ -40,6 +42,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
     owner_name = serializers.CharField(source="owner.public_name", read_only=True)
     is_owner = serializers.SerializerMethodField()
     params = serializers.SerializerMethodField()
+    result = ResultField()
 
     class Meta:
         model = Run
@@ -86,7 +89,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "project_name": run.project.name if run.project_id else None,
             "params": self.get_params(run),
             "trigger_source": run.trigger_source,
-            "result": refreshed_result(run),
+            "result": served_result(run.kind, refreshed_result(run)),
             "usage": run.usage,
             "cost_usd": run.cost_usd,
             "error_type": run.error_type,
@@ -401,8 +404,18 @@ class RuleResultSerializer(serializers.ModelSerializer[RuleResult]):
         read_only_fields = fields
 
 
+@extend_schema_field(AttemptRecord)
+class AttemptRecordField(serializers.JSONField):
+    """A stored attempt record brought to the current `AttemptRecord` (a field added since takes its default)."""
+
+    def to_representation(self, value: Any) -> Any:
+        return AttemptRecord.model_validate(value).model_dump(mode="json")
+
+
 class SecurityAttemptSerializer(serializers.ModelSerializer[SecurityAttempt]):
     """One attempt of a security campaign; `record` holds its transcript, findings and quoted evidence."""
+
+    record = AttemptRecordField(read_only=True)
 
     class Meta:
         model = SecurityAttempt

@@ -5,11 +5,13 @@ center as profiles the user edits. Started from the coverage map (`runs.http.cov
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.db import transaction
+from pydantic import BaseModel, Field
 
 from engine.errors import ParleyError
+from engine.llm import UsageTotals
 from engine.tracer.config import TracerConfig
 from engine.tracer.drafts import draft_profiles
 from engine.tracer.model import snake_name
@@ -20,6 +22,25 @@ from workspace.models import Profile
 from workspace.validation import validate_profile
 
 DRAFT_PREFIX = "draft_"
+
+
+class StoredProfile(BaseModel):
+    """A profile a run filed in the project's test center."""
+
+    id: int
+    name: str
+    valid: bool = False
+
+
+class DraftsSummary(BaseModel):
+    """A drafting run's result (D31): the profiles it stored, the chosen functionalities the model does not have,
+    the warnings of the synthesis and the LLM usage."""
+
+    kind: Literal["profile_draft"] = "profile_draft"
+    profiles: list[StoredProfile] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
 
 
 class NothingToDraft(ParleyError):
@@ -51,7 +72,7 @@ def execute_profile_draft(run: Run) -> dict[str, Any]:
             run.input["functionalities"],
             config=TracerConfig(profile_model=project.profile_model or None),
         )
-        usage = llm.ledger.total().to_json()
+        usage = UsageTotals.model_validate(llm.ledger.total().to_json())
     stored = []
     with transaction.atomic():
         Profile.objects.filter(source_run=run).delete()  # a repeated execution files them once
@@ -67,10 +88,6 @@ def execute_profile_draft(run: Run) -> dict[str, Any]:
                 origin=Profile.Origin.MANUAL,
                 source_run=run,
             )
-            stored.append({"id": profile.pk, "name": profile.name, "valid": profile.valid})
-    return {
-        "profiles": stored,
-        "missing": drafts.missing,
-        "warnings": drafts.warnings,
-        "usage": usage,
-    }
+            stored.append(StoredProfile(id=profile.pk, name=profile.name, valid=profile.valid))
+    summary = DraftsSummary(profiles=stored, missing=drafts.missing, warnings=drafts.warnings, usage=usage)
+    return summary.model_dump(mode="json")

@@ -24,6 +24,7 @@ from engine.conversation import ConversationRecord
 from engine.errors import ParleyError
 from engine.evaluation import BenchConfig, BenchJob, run_bench
 from engine.evaluation.report import render_markdown
+from engine.evaluation.result import bench_summary
 from engine.llm import LLMClient
 from engine.regression import Repeats, reliability, run_data
 from engine.sensei import SenseiJob, load_profile, new_seed, run_profiles
@@ -100,15 +101,7 @@ def execute_tracer(run: Run) -> dict[str, Any]:
                 origin=Profile.Origin.TRACER,
                 source_run=run,
             )
-    return {
-        "ok": result.ok,
-        "functionalities": len(result.model.functionalities),
-        "profiles": len(result.profiles),
-        "valid_profiles": len(result.valid_profiles),
-        "resumed": result.resumed,
-        "warnings": result.warnings,
-        "usage": result.usage,
-    }
+    return result.summary().model_dump(mode="json")
 
 
 # -- SENSEI ---------------------------------------------------------------------------------------------------
@@ -333,29 +326,4 @@ def execute_bench(run: Run) -> dict[str, Any]:
                 run=run, name=name, defaults={"content": recorder.scrub.scrub(content)}
             )
     recorder.touch(stage="done")
-    overall = result.overall
-    mutation = overall["mutation"]
-    scores = result.data["scores"]
-    return {
-        "ok": True,
-        "bot": run.input["bot"],
-        # Differential, with the ground-truth oracles (the headline); the automatic score and the thesis's way
-        # of counting beside it.
-        "mutation_score": mutation["mutation_score"],
-        "mutation_score_automatic": scores["automatic"]["score"],
-        "mutation_score_thesis_rule": scores["thesis_rule"]["with_oracles"]["score"],
-        "mutants": mutation["selected"],
-        "killed": mutation["killed"],
-        "killed_automatic": scores["automatic"]["killed"],
-        "live": mutation["live"],
-        "stillborn": mutation["stillborn"],
-        "inconclusive": mutation["inconclusive"],
-        "controls_killed": overall["controls"]["with_oracles"]["killed"],
-        "controls": overall["controls"]["runs"],
-        "precision": overall["precision"],
-        "recall": overall["recall"],
-        "matcher": overall["matcher"],
-        "false_alarm_rate": overall["false_alarms"]["rate"],
-        "false_alarm_rate_automatic": overall["false_alarms"]["automatic"]["rate"],
-        "usage": overall["usage"],
-    }
+    return bench_summary(result, run.input["bot"]).model_dump(mode="json")

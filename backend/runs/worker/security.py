@@ -28,6 +28,7 @@ from engine.security import (
     load_campaign,
     run_campaign,
 )
+from engine.security.result import campaign_summary
 from engine.yamlguard import load_yaml
 from runs.models import Run, SecurityAttempt
 from runs.worker import deps
@@ -117,8 +118,7 @@ def execute_security(run: Run) -> dict[str, Any]:
         if llm is not None and state is not None:
             llm.close()
             deps.remember_capabilities(project, state)
-    summary = result.summary()
-    document = {"ok": result.breaches == 0, "breaches": result.breaches, "campaign": campaign.name, **summary}
+    document = campaign_summary(result, campaign.name).model_dump(mode="json")
     if result.stopped == "cancelled":
         recorder.touch(result=document)
         raise Cancelled("The run was cancelled; the attempts it finished are kept.")

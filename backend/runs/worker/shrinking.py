@@ -20,10 +20,19 @@ from engine.regression.shrink import ShrinkError, ShrinkJob, ShrinkResult, deriv
 from engine.sensei import load_profile
 from runs.models import Conversation, Run
 from runs.worker import deps
-from runs.worker.drafting import free_name
+from runs.worker.drafting import StoredProfile, free_name
 from runs.worker.reporting import run_context
 from workspace.models import Profile
 from workspace.validation import validate_profile
+
+
+class PinnedShrink(ShrinkResult):
+    """A shrink run's result (D31): the engine's `ShrinkResult`, the conversation it shrank, and the scripted
+    profile it pinned in the test center (None when the failure did not reproduce)."""
+
+    sensei_run: int | None = None
+    conversation: int | None = None
+    pinned: StoredProfile | None = None
 
 
 def _output_types(source: Run, record: ConversationRecord) -> dict[str, Any]:
@@ -75,14 +84,12 @@ def execute_shrink(run: Run) -> dict[str, Any]:
             result = shrink_record(ShrinkJob(record, factory, **options), context)
     except ShrinkError as exc:
         raise ParleyError(exc.user_message) from None
-    data = result.model_dump(mode="json")
-    data.update(sensei_run=row.run_id, conversation=row.pk, pinned=None)
-    if result.reproduced:
-        data["pinned"] = _pin(run, result, row)
-    return data
+    pinned = _pin(run, result, row) if result.reproduced else None
+    done = PinnedShrink(**dict(result), sensei_run=row.run_id, conversation=row.pk, pinned=pinned)
+    return done.model_dump(mode="json")
 
 
-def _pin(run: Run, result: ShrinkResult, row: Conversation) -> dict[str, Any]:
+def _pin(run: Run, result: ShrinkResult, row: Conversation) -> StoredProfile:
     """The pinned profile in the project's test center (filed once, even when the run is executed again)."""
     assert run.project is not None
     text = (
@@ -101,4 +108,4 @@ def _pin(run: Run, result: ShrinkResult, row: Conversation) -> dict[str, Any]:
             origin=Profile.Origin.MANUAL,
             source_run=run,
         )
-    return {"id": profile.pk, "name": profile.name, "valid": profile.valid}
+    return StoredProfile(id=profile.pk, name=profile.name, valid=profile.valid)

@@ -8,7 +8,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { readGraph } from "./artefacts";
 import { api, unwrap } from "./client";
-import { isRecord } from "./run-results";
 import { runKeys } from "./query-keys";
 import type { components } from "./schema";
 
@@ -46,23 +45,6 @@ export function useDraftProfiles(runId: number) {
       queryClient.setQueryData(runKeys.detail(run.id), run);
     },
   });
-}
-
-export interface DraftedProfile {
-  id: number;
-  name: string;
-  valid: boolean;
-}
-
-/** The profiles a finished drafting run stored (its result's `profiles`), and the names it could not find. */
-export function readDrafts(result: unknown): { profiles: DraftedProfile[]; missing: string[]; warnings: string[] } {
-  const data = isRecord(result) ? result : {};
-  const profiles = (Array.isArray(data.profiles) ? data.profiles.filter(isRecord) : [])
-    .filter((p) => typeof p.id === "number" && typeof p.name === "string")
-    .map((p) => ({ id: p.id as number, name: p.name as string, valid: p.valid === true }));
-  const strings = (value: unknown) =>
-    Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-  return { profiles, missing: strings(data.missing), warnings: strings(data.warnings) };
 }
 
 /** The badge a node of the map carries, and its colour: failures red, reached green, unreached grey. */

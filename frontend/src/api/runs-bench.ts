@@ -13,7 +13,7 @@ import type { Connector } from "./connectors";
 import { type RunEvent, startProjectRun, type StartRunInput } from "./project-runs";
 import { isRecord } from "./run-results";
 import { runKeys } from "./query-keys";
-import type { Run } from "./runs";
+import { resultOf, type Run } from "./runs";
 
 export type MutationOperator = NonNullable<StartRunInput["operators"]>[number];
 
@@ -178,9 +178,9 @@ export interface BenchSummary {
 /** What a bench was asked (`params`) and, once finished, its headline figures (`result`). */
 export function readBenchSummary(run: Pick<Run, "params" | "result">): BenchSummary {
   const params = rec(run.params);
-  const result = rec(run.result);
+  const result = resultOf(run, "bench");
   return {
-    bot: str(params.bot) || str(result.bot),
+    bot: str(params.bot) || (result?.bot ?? ""),
     sessions: num(params.sessions),
     turns: num(params.turns),
     repeats: num(params.repeats),
@@ -188,15 +188,15 @@ export function readBenchSummary(run: Pick<Run, "params" | "result">): BenchSumm
     operators: Array.isArray(params.operators) ? strings(params.operators) : null,
     concurrency: num(params.concurrency),
     seed: num(params.seed),
-    mutationScore: num(result.mutation_score),
-    mutationScoreAutomatic: num(result.mutation_score_automatic),
-    mutants: num(result.mutants),
-    killed: num(result.killed),
-    live: num(result.live),
-    stillborn: num(result.stillborn),
-    precision: num(result.precision),
-    recall: num(result.recall),
-    falseAlarmRate: num(result.false_alarm_rate),
+    mutationScore: result?.mutation_score ?? null,
+    mutationScoreAutomatic: result?.mutation_score_automatic ?? null,
+    mutants: result?.mutants ?? null,
+    killed: result?.killed ?? null,
+    live: result?.live ?? null,
+    stillborn: result?.stillborn ?? null,
+    precision: result?.precision ?? null,
+    recall: result?.recall ?? null,
+    falseAlarmRate: result?.false_alarm_rate ?? null,
   };
 }
 

@@ -14,7 +14,7 @@ import { collectPages } from "./pagination";
 import { useLiveRun, useLiveRunLists } from "./live";
 import { isRecord } from "./run-results";
 import { runKeys } from "./query-keys";
-import type { Run, RunStatus } from "./runs";
+import { resultOf, type Run, type RunStatus } from "./runs";
 import type { paths } from "./schema";
 
 type RunListQuery = NonNullable<paths["/api/runs/"]["get"]["parameters"]["query"]>;
@@ -133,15 +133,15 @@ export interface TracerSummary {
 }
 
 export function readTracerSummary(run: Pick<Run, "params" | "result">): TracerSummary {
-  const result = isRecord(run.result) ? run.result : {};
+  const result = resultOf(run, "tracer");
   return {
     sessions: num(run.params.sessions),
     turns: num(run.params.turns),
-    functionalities: num(result.functionalities),
-    profiles: num(result.profiles),
-    validProfiles: num(result.valid_profiles),
-    resumed: result.resumed === true,
-    warnings: readWarnings(result),
+    functionalities: result?.functionalities ?? null,
+    profiles: result?.profiles ?? null,
+    validProfiles: result?.valid_profiles ?? null,
+    resumed: result?.resumed ?? false,
+    warnings: result?.warnings ?? [],
   };
 }
 
@@ -162,7 +162,7 @@ export interface SenseiSummary {
 }
 
 export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSummary {
-  const result = isRecord(run.result) ? run.result : {};
+  const result: Record<string, unknown> = isRecord(run.result) ? run.result : {};
   const profiles = Array.isArray(run.params.profiles)
     ? run.params.profiles.filter(isRecord).map((p) => ({ id: num(p.id), name: str(p.name) }))
     : [];
@@ -201,7 +201,7 @@ export interface CheckSummary {
 }
 
 export function readCheckSummary(run: Pick<Run, "params" | "result">): CheckSummary {
-  const result = isRecord(run.result) ? run.result : {};
+  const result: Record<string, unknown> = isRecord(run.result) ? run.result : {};
   const passed = num(result.passed);
   const failed = num(result.failed);
   const errors = num(result.error);

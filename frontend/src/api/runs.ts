@@ -6,10 +6,24 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { api, unwrap } from "./client";
 import { useLiveRun } from "./live";
 import { runKeys } from "./query-keys";
+import type { components } from "./schema";
 import type { ResponseJson } from "./types";
 
 export type Run = ResponseJson<"/api/runs/{id}/", "get", 200>;
 export type RunStatus = Run["status"];
+
+/** A run's result, one model per kind (`backend/runs/result_schema.py`); discriminated on `kind`. */
+export type RunResult = components["schemas"]["RunResult"];
+export type ResultOf<K extends RunResult["kind"]> = Extract<RunResult, { kind: K }>;
+
+/**
+ * The run's result when it is one of kind `kind`, else null (no result yet, or another kind's). The server
+ * serves a typed kind's result through its model, so its `kind` says which shape it has.
+ */
+export function resultOf<K extends RunResult["kind"]>(run: Pick<Run, "result">, kind: K): ResultOf<K> | null {
+  const result = run.result;
+  return result !== null && result.kind === kind ? (result as ResultOf<K>) : null;
+}
 
 export function isRunActive(status: RunStatus | undefined): boolean {
   return status === "queued" || status === "running";

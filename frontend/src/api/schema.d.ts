@@ -1300,6 +1300,73 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        AttackDeliveryRow: {
+            /** @default 0 */
+            attempts: number;
+            /** @default 0 */
+            breached: number;
+            /** @default 0 */
+            resisted: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            error: number;
+            /** @default null */
+            breach_rate: number | null;
+            /** @default null */
+            interval: number[] | null;
+            attack_id: string;
+            delivery: string;
+        };
+        AttackRow: {
+            /** @default 0 */
+            attempts: number;
+            /** @default 0 */
+            breached: number;
+            /** @default 0 */
+            resisted: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            error: number;
+            /** @default null */
+            breach_rate: number | null;
+            /** @default null */
+            interval: number[] | null;
+            attack_id: string;
+            attack: string;
+        };
+        AttackStateRow: {
+            /** @default 0 */
+            attempts: number;
+            /** @default 0 */
+            breached: number;
+            /** @default 0 */
+            resisted: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            error: number;
+            /** @default null */
+            breach_rate: number | null;
+            /** @default null */
+            interval: number[] | null;
+            attack_id: string;
+            state: string;
+        };
+        /** @description A state attacked from: a TRACER functionality and the recorded prefix that reaches it. */
+        AttackedState: {
+            name: string;
+            /** @default  */
+            description: string;
+            /** @default 0 */
+            session: number;
+            /** @default 0 */
+            turn: number;
+            prefix: string[];
+            /** @default  */
+            expected: string;
+        };
         /** @description One attempt as the comparison shows it; `quotes` are the chatbot's words its verdict rests on. */
         AttemptBrief: {
             id: string;
@@ -1324,10 +1391,114 @@ export interface components {
             baseline: components["schemas"]["AttemptBrief"];
             run: components["schemas"]["AttemptBrief"];
         };
+        /** @description One attempt of one attack: one fresh conversation with the chatbot. */
+        AttemptRecord: {
+            id: string;
+            attack: string;
+            attack_id: string;
+            index: number;
+            delivery: string;
+            /** @default null */
+            state: string | null;
+            verdict: components["schemas"]["AttemptRecordVerdictEnum"];
+            because: string;
+            evidence: components["schemas"]["Evidence"][];
+            /** @default  */
+            prompt: string;
+            /** @default template */
+            source: string;
+            /** @default false */
+            rephrased: boolean;
+            markers: string[];
+            answers: string[];
+            /** @default false */
+            refused: boolean;
+            findings: components["schemas"]["Finding"][];
+            transcript: components["schemas"]["TranscriptTurn"][];
+            notes: string[];
+            /** @default 0 */
+            duration_s: number;
+            usage: components["schemas"]["AttemptUsage"];
+        };
+        /** @enum {string} */
+        AttemptRecordVerdictEnum: "breached" | "resisted" | "inconclusive" | "error";
+        AttemptUsage: {
+            /** @default 0 */
+            calls: number;
+            /** @default 0 */
+            cost_usd: number;
+        };
         Baseline: {
             project: number;
             /** @description The baseline run, or null when there is none. */
             run: number | null;
+        };
+        /** @description A bench in figures. Scores and rates are percentages (0..100); None when nothing was scored. */
+        BenchSummary: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "bench";
+            /** @default true */
+            ok: boolean;
+            /** @default  */
+            bot: string;
+            /** @default null */
+            mutation_score: number | null;
+            /** @default null */
+            mutation_score_automatic: number | null;
+            /** @default null */
+            mutation_score_thesis_rule: number | null;
+            /** @default 0 */
+            mutants: number;
+            /** @default 0 */
+            killed: number;
+            /** @default 0 */
+            killed_automatic: number;
+            /** @default 0 */
+            live: number;
+            /** @default 0 */
+            stillborn: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            controls: number;
+            /** @default 0 */
+            controls_killed: number;
+            /** @default null */
+            precision: number | null;
+            /** @default null */
+            recall: number | null;
+            /** @default  */
+            matcher: string;
+            /** @default null */
+            false_alarm_rate: number | null;
+            /** @default null */
+            false_alarm_rate_automatic: number | null;
+            usage: components["schemas"]["BenchUsage"];
+        };
+        /** @enum {string} */
+        BenchSummaryKindEnum: "bench";
+        /** @description The LLM usage of the whole bench, and per phase (tracer, judge, sensei_original, ...). */
+        BenchUsage: {
+            /** @default 0 */
+            calls: number;
+            /** @default 0 */
+            prompt_tokens: number;
+            /** @default 0 */
+            completion_tokens: number;
+            /** @default 0 */
+            cost_usd: number;
+            /** @default 0 */
+            failed_calls: number;
+            /** @default 0 */
+            unpriced_calls: number;
+            /** @default 0 */
+            wall_s: number;
+            phases: {
+                [key: string]: components["schemas"]["PhaseUsage"];
+            };
         };
         /** @description The breach rate of one group (all attempts, one attack, one delivery mode or one state) on both sides. */
         BreachGroup: {
@@ -1342,6 +1513,26 @@ export interface components {
         };
         /** @enum {string} */
         BreachGroupKindEnum: "overall" | "attack" | "delivery" | "state";
+        /**
+         * @description Verdict counts of a group of attempts and its breach rate: breached / (breached + resisted), with its 95 %
+         *     Wilson interval [low, high]; None when no attempt reached a decision.
+         */
+        BreachRow: {
+            /** @default 0 */
+            attempts: number;
+            /** @default 0 */
+            breached: number;
+            /** @default 0 */
+            resisted: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            error: number;
+            /** @default null */
+            breach_rate: number | null;
+            /** @default null */
+            interval: number[] | null;
+        };
         /** @description One run's attempts in a group: the verdict counts and the breach rate with its Wilson interval. */
         BreachSide: {
             /** @default 0 */
@@ -1392,6 +1583,38 @@ export interface components {
             name?: string;
             text: string;
         };
+        CampaignSummary: {
+            totals: components["schemas"]["BreachRow"];
+            by_attack: components["schemas"]["AttackRow"][];
+            by_delivery: components["schemas"]["DeliveryRow"][];
+            by_attack_and_delivery: components["schemas"]["AttackDeliveryRow"][];
+            by_state: components["schemas"]["StateRow"][];
+            by_attack_and_state: components["schemas"]["AttackStateRow"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "security";
+            /** @default true */
+            ok: boolean;
+            /** @default 0 */
+            breaches: number;
+            /** @default  */
+            campaign: string;
+            /** @default null */
+            seed: number | null;
+            /** @default 0 */
+            planned: number;
+            /** @default 0 */
+            run: number;
+            /** @default null */
+            stopped: components["schemas"]["StoppedEnum"] | null;
+            usage: components["schemas"]["UsageTotals"];
+            /** @default null */
+            states: components["schemas"]["AttackedState"][] | null;
+        };
+        /** @enum {string} */
+        CampaignSummaryKindEnum: "security";
         /** @description One conversation as a comparison shows it (`Conversation.brief`). */
         ComparedBrief: {
             id: string;
@@ -1673,6 +1896,27 @@ export interface components {
             /** @description Send as the X-CSRFToken header; also set as the csrftoken cookie. */
             csrf_token: string;
         };
+        DeliveryRow: {
+            /** @default 0 */
+            attempts: number;
+            /** @default 0 */
+            breached: number;
+            /** @default 0 */
+            resisted: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            error: number;
+            /** @default null */
+            breach_rate: number | null;
+            /** @default null */
+            interval: number[] | null;
+            delivery: string;
+        };
+        DiffLine: {
+            op: components["schemas"]["OpEnum"];
+            text: string;
+        };
         DocumentTemplate: {
             text: string;
         };
@@ -1680,6 +1924,47 @@ export interface components {
             functionalities: string[];
             tracer?: number;
         };
+        /**
+         * @description A drafting run's result (D31): the profiles it stored, the chosen functionalities the model does not have,
+         *     the warnings of the synthesis and the LLM usage.
+         */
+        DraftsSummary: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "profile_draft";
+            profiles: components["schemas"]["StoredProfile"][];
+            missing: string[];
+            warnings: string[];
+            usage: components["schemas"]["UsageTotals"];
+        };
+        /** @enum {string} */
+        DraftsSummaryKindEnum: "profile_draft";
+        /** @description A quote of the chatbot: `quote` occurs verbatim in the bot turn `turn` of the transcript. */
+        Evidence: {
+            quote: string;
+            oracle: string;
+            turn: number;
+        };
+        /** @description What a replay must show to reproduce the failure, on the reply to its last user turn. */
+        FailureCheck: {
+            kind: components["schemas"]["FailureCheckKindEnum"];
+            /** @default null */
+            check: components["schemas"]["ReplyCheck"] | null;
+            /** @default null */
+            anchor: string | null;
+            reason: string;
+            explanation: string;
+            /** @default rule */
+            source: components["schemas"]["SourceEnum"];
+            failing_turn: number;
+            failing_step: number;
+            /** @default null */
+            failing_reply: string | null;
+        };
+        /** @enum {string} */
+        FailureCheckKindEnum: "error" | "reply";
         /**
          * @description * `chatbot` - chatbot
          *     * `simulated_user` - simulated_user
@@ -1689,6 +1974,23 @@ export interface components {
          * @enum {string}
          */
         FaultEnum: "chatbot" | "simulated_user" | "parley_llm" | "infrastructure" | "test_setup";
+        /**
+         * @description What one oracle decided about one reply.
+         *
+         *     `outcome`: `breach` (with quotes from the reply), `clean` (it looked and found nothing), `unsure` (it could
+         *     not decide; `blocking` when that must keep the attempt inconclusive even if the reply refused, as for a
+         *     judge that claimed a breach it could not quote), `error` (an LLM call failed).
+         */
+        Finding: {
+            oracle: string;
+            outcome: components["schemas"]["OutcomeEnum"];
+            because: string;
+            quotes: string[];
+            /** @default null */
+            turn: number | null;
+            /** @default false */
+            blocking: boolean;
+        };
         Health: {
             status: components["schemas"]["HealthStatusEnum"];
             database: components["schemas"]["HealthComponent"];
@@ -1753,6 +2055,8 @@ export interface components {
         NameEnum: "model" | "report" | "graph" | "transcripts" | "usage" | "bench" | "plan" | "exchanges";
         /** @enum {unknown} */
         NullEnum: null;
+        /** @enum {string} */
+        OpEnum: "kept" | "removed" | "added";
         /**
          * @description * `delete-enum-value` - delete-enum-value
          *     * `change-optionality` - change-optionality
@@ -1778,6 +2082,24 @@ export interface components {
          * @enum {string}
          */
         OriginEnum: "manual" | "tracer";
+        /** @enum {string} */
+        OutcomeEnum: "breach" | "clean" | "unsure" | "error";
+        /**
+         * @description An output's type. `item` for lists, `values` for enums, `name` for custom types, `format` keeps the
+         *     human format hint of `time(...)`/`date(...)` (values are always ISO).
+         */
+        OutputType: {
+            kind: components["schemas"]["OutputTypeKindEnum"];
+            /** @default null */
+            item: components["schemas"]["OutputType"] | null;
+            values: string[];
+            /** @default null */
+            name: string | null;
+            /** @default null */
+            format: string | null;
+        };
+        /** @enum {string} */
+        OutputTypeKindEnum: "string" | "int" | "float" | "bool" | "money" | "date" | "time" | "datetime" | "list" | "enum" | "custom";
         PaginatedCampaignList: {
             /** @example 123 */
             count: number;
@@ -2008,10 +2330,71 @@ export interface components {
             name?: string;
             text: string;
         };
+        /** @enum {string} */
+        PhaseEnum: "prefix" | "warmup" | "attack";
+        PhaseUsage: {
+            /** @default 0 */
+            calls: number;
+            /** @default 0 */
+            prompt_tokens: number;
+            /** @default 0 */
+            completion_tokens: number;
+            /** @default 0 */
+            cost_usd: number;
+            /** @default 0 */
+            failed_calls: number;
+            /** @default 0 */
+            unpriced_calls: number;
+            /** @default 0 */
+            wall_s: number;
+        };
         PingRequest: {
             /** @default  */
             message: string;
         };
+        /**
+         * @description A shrink run's result (D31): the engine's `ShrinkResult`, the conversation it shrank, and the scripted
+         *     profile it pinned in the test center (None when the failure did not reproduce).
+         */
+        PinnedShrink: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "shrink";
+            name: string;
+            record_id: string;
+            profile: string;
+            conversation_index: number;
+            failure: components["schemas"]["FailureCheck"];
+            reproduced: boolean;
+            original: components["schemas"]["Reproduction"];
+            reproduction: components["schemas"]["Reproduction"];
+            script: string[];
+            original_script: string[];
+            original_turns: number;
+            shrunk_turns: number;
+            chatbot_calls: number;
+            llm_calls: number;
+            candidates: number;
+            capped: boolean;
+            settings: {
+                [key: string]: number;
+            };
+            diff: components["schemas"]["DiffLine"][];
+            transcript: components["schemas"]["ReplayedTurn"][];
+            /** @default  */
+            pinned_profile: string;
+            warnings: string[];
+            /** @default null */
+            sensei_run: number | null;
+            /** @default null */
+            conversation: number | null;
+            /** @default null */
+            pinned: components["schemas"]["StoredProfile"] | null;
+        };
+        /** @enum {string} */
+        PinnedShrinkKindEnum: "shrink";
         PlanRequestRequest: {
             seed?: number | null;
         };
@@ -2115,6 +2498,30 @@ export interface components {
          * @enum {string}
          */
         ProviderEnum: "openai" | "gemini" | "openai-compatible";
+        ReplayedTurn: {
+            role: components["schemas"]["ReplayedTurnRoleEnum"];
+            text: string;
+        };
+        /** @enum {string} */
+        ReplayedTurnRoleEnum: "user" | "bot" | "error";
+        /**
+         * @description A check on the chatbot's reply to one scripted user turn: it `contains` a text, does `not_contains` it
+         *     (both ignore case and spacing), `matches` a regular expression somewhere, or `states` a value of an output
+         *     type (`type`; `value` keeps the type as written).
+         */
+        ReplyCheck: {
+            kind: components["schemas"]["ReplyCheckKindEnum"];
+            value: string;
+            /** @default null */
+            type: components["schemas"]["OutputType"] | null;
+        };
+        /** @enum {string} */
+        ReplyCheckKindEnum: "contains" | "not_contains" | "matches" | "states";
+        Reproduction: {
+            failed: number;
+            replays: number;
+            needed: number;
+        };
         Rule: {
             readonly id: number;
             /** @description Defaults to the name in the YAML. */
@@ -2162,7 +2569,9 @@ export interface components {
                 [key: string]: unknown;
             };
             readonly trigger_source: components["schemas"]["TriggerSourceEnum"];
-            readonly result: unknown;
+            readonly result: (components["schemas"]["RunResult"] | {
+                [key: string]: unknown;
+            }) | null;
             readonly usage: unknown;
             /** Format: double */
             readonly cost_usd: number | null;
@@ -2284,6 +2693,7 @@ export interface components {
             /** @description Security, a campaign with `from:`: the TRACER run whose states it attacks from (default: the project's latest finished one). */
             tracer?: number;
         };
+        RunResult: components["schemas"]["TracerSummary"] | components["schemas"]["BenchSummary"] | components["schemas"]["CampaignSummary"] | components["schemas"]["DraftsSummary"] | components["schemas"]["PinnedShrink"];
         /** @description A comparison of two campaign runs of the platform: the engine's document and the two run ids. */
         RunSecurityComparison: {
             verdict: components["schemas"]["ComparisonVerdictEnum"];
@@ -2324,7 +2734,7 @@ export interface components {
             readonly delivery: string;
             readonly verdict: string;
             readonly because: string;
-            readonly record: unknown;
+            readonly record: components["schemas"]["AttemptRecord"];
             /** Format: double */
             readonly duration_s: number | null;
             /** Format: double */
@@ -2360,6 +2770,34 @@ export interface components {
             email: string;
             password: string;
         };
+        /** @enum {string} */
+        SourceEnum: "rule" | "llm";
+        StateRow: {
+            /** @default 0 */
+            attempts: number;
+            /** @default 0 */
+            breached: number;
+            /** @default 0 */
+            resisted: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            error: number;
+            /** @default null */
+            breach_rate: number | null;
+            /** @default null */
+            interval: number[] | null;
+            state: string;
+        };
+        /** @enum {string} */
+        StoppedEnum: "cancelled" | "budget";
+        /** @description A profile a run filed in the project's test center. */
+        StoredProfile: {
+            id: number;
+            name: string;
+            /** @default false */
+            valid: boolean;
+        };
         Technology: {
             name: string;
             description: string;
@@ -2376,6 +2814,41 @@ export interface components {
         TextRequest: {
             text: string;
         };
+        /**
+         * @description A finished (or resumed) exploration in figures. Every field has a default, so a result stored before one
+         *     was added still loads.
+         */
+        TracerSummary: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "tracer";
+            /** @default false */
+            ok: boolean;
+            /** @default 0 */
+            functionalities: number;
+            /** @default 0 */
+            profiles: number;
+            /** @default 0 */
+            valid_profiles: number;
+            /** @default false */
+            resumed: boolean;
+            warnings: string[];
+            usage: components["schemas"]["UsageTotals"];
+        };
+        /** @enum {string} */
+        TracerSummaryKindEnum: "tracer";
+        TranscriptTurn: {
+            role: components["schemas"]["TranscriptTurnRoleEnum"];
+            text: string;
+            /** @default attack */
+            phase: components["schemas"]["PhaseEnum"];
+            /** @default null */
+            latency_s: number | null;
+        };
+        /** @enum {string} */
+        TranscriptTurnRoleEnum: "user" | "bot";
         /**
          * @description * `api` - API
          *     * `cli` - Command line
@@ -2398,6 +2871,24 @@ export interface components {
         UndecidedAttempts: {
             baseline: components["schemas"]["AttemptBrief"][];
             run: components["schemas"]["AttemptBrief"][];
+        };
+        /**
+         * @description The headline figures of a run's LLM usage, as a run's result carries them (the ledger's export, TRACER's
+         *     usage artefact and a bench's usage all start with them; the detail stays in the run's usage).
+         */
+        UsageTotals: {
+            /** @default 0 */
+            calls: number;
+            /** @default 0 */
+            prompt_tokens: number;
+            /** @default 0 */
+            completion_tokens: number;
+            /** @default 0 */
+            cost_usd: number;
+            /** @default 0 */
+            failed_calls: number;
+            /** @default 0 */
+            unpriced_calls: number;
         };
         User: {
             readonly id: number;

@@ -3,8 +3,8 @@
  * of a project, and what a run left — its attempts (verdict, reason, quoted evidence, transcript) and its breach
  * rates per attack and delivery mode.
  *
- * Attempt records and statistics are free-form JSON in the schema; `readAttempt` and `readSecurityStats` check
- * every field. Everything in a record was written by the chatbot under test or by an LLM: it is data, shown as text.
+ * Attempt records are typed by the API schema (the engine's `AttemptRecord`); the statistics are still free-form
+ * JSON there, so `readSecurityStats` checks every field. Everything in a record was written by the chatbot under test or by an LLM: it is data, shown as text.
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap, unwrapEmpty } from "./client";
@@ -12,6 +12,7 @@ import { useLiveRunLists } from "./live";
 import { collectPages, type Page } from "./pagination";
 import { isRecord } from "./run-results";
 import { campaignKeys, runKeys } from "./query-keys";
+import type { components } from "./schema";
 import type { ResponseJson } from "./types";
 
 export type Campaign = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/", "get", 200>;
@@ -130,25 +131,13 @@ export function useSecurityRuns(projectId: number | null) {
 
 // -- attempts ------------------------------------------------------------------------------------------------------
 
-export interface EvidenceView {
-  quote: string;
-  oracle: string;
-  turn: number;
-}
+export type AttemptRecord = components["schemas"]["AttemptRecord"];
+export type EvidenceView = components["schemas"]["Evidence"];
+/** `phase` `prefix`: TRACER's recorded turns replayed to reach the state attacked from. */
+export type TurnView = components["schemas"]["TranscriptTurn"];
+export type FindingView = components["schemas"]["Finding"];
 
-export interface TurnView {
-  role: "user" | "bot";
-  text: string;
-  /** `prefix`: TRACER's recorded turns replayed to reach the state attacked from. */
-  phase: "prefix" | "warmup" | "attack";
-}
-
-export interface FindingView {
-  oracle: string;
-  outcome: string;
-  because: string;
-}
-
+/** An attempt as the screens show it: the row's columns and its record (typed by the API schema). */
 export interface AttemptView {
   id: number;
   attackId: string;
@@ -167,42 +156,23 @@ export interface AttemptView {
   costUsd: number | null;
 }
 
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
-const records = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRecord) : []);
-
-export function readVerdict(value: unknown): Verdict {
-  return VERDICTS.find((verdict) => verdict === value) ?? "error";
-}
-
-export function readAttempt(row: AttemptRow): AttemptView {
-  const record = isRecord(row.record) ? row.record : {};
+export function attemptView(row: AttemptRow): AttemptView {
+  const { record } = row;
   return {
     id: row.id,
     attackId: row.attack_id,
     attack: row.attack,
     index: row.index,
     delivery: row.delivery,
-    verdict: readVerdict(row.verdict),
+    verdict: record.verdict,
     because: row.because,
-    evidence: records(record.evidence).map((e) => ({
-      quote: text(e.quote),
-      oracle: text(e.oracle),
-      turn: typeof e.turn === "number" ? e.turn : -1,
-    })),
-    prompt: text(record.prompt),
-    source: text(record.source),
-    refused: record.refused === true,
-    findings: records(record.findings).map((f) => ({
-      oracle: text(f.oracle),
-      outcome: text(f.outcome),
-      because: text(f.because),
-    })),
-    transcript: records(record.transcript).map((t) => ({
-      role: t.role === "user" ? "user" : "bot",
-      text: text(t.text),
-      phase: t.phase === "warmup" ? "warmup" : t.phase === "prefix" ? "prefix" : "attack",
-    })),
-    notes: Array.isArray(record.notes) ? record.notes.map(text).filter(Boolean) : [],
+    evidence: record.evidence,
+    prompt: record.prompt,
+    source: record.source,
+    refused: record.refused,
+    findings: record.findings,
+    transcript: record.transcript,
+    notes: record.notes.filter(Boolean),
     costUsd: row.cost_usd,
   };
 }
@@ -226,7 +196,7 @@ export function useAttempts(runId: number, filters: AttemptFilters, done: number
       const body = await unwrap(
         api.GET("/api/runs/{id}/attempts/", { params: { path: { id: runId }, query }, signal }),
       );
-      return { ...body, results: body.results.map(readAttempt) };
+      return { ...body, results: body.results.map(attemptView) };
     },
     placeholderData: keepPreviousData,
   });
@@ -254,6 +224,8 @@ export interface SecurityStats {
   tracerRun: number | null;
 }
 
+const text = (value: unknown): string => (typeof value === "string" ? value : "");
+const records = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRecord) : []);
 const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
 
 function readRate(row: Record<string, unknown>, key: string): RateRow {

@@ -3,15 +3,15 @@
  * which replays the conversation's user turns against the chatbot, finds the shortest script that still fails and
  * pins it as a scripted profile in the test center; and the shrunk failure's bug report (Markdown) or JUnit case.
  *
- * The result is the engine's `ShrinkResult` (`engine/regression/shrink/result.py`), read defensively here: the
- * script and transcript hold the chatbot's and the user's words, rendered as text.
+ * The result is the engine's `ShrinkResult` (`engine/regression/shrink/result.py`) with where it was pinned, typed
+ * by the API schema: the script and transcript hold the chatbot's and the user's words, rendered as text.
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { isBlob, saveBlob } from "../lib/save-blob";
 import { api, settle, unwrap } from "./client";
 import { toApiError } from "./errors";
-import { isRecord } from "./run-results";
 import { runKeys } from "./query-keys";
+import type { ResultOf } from "./runs";
 
 export interface ShrinkOptions {
   replays?: number;
@@ -36,58 +36,19 @@ export function useShrinkConversation(runId: number) {
   });
 }
 
-export interface ShrinkSummary {
-  reproduced: boolean;
-  script: string[];
-  originalTurns: number | null;
-  shrunkTurns: number | null;
-  failed: number | null;
-  replays: number | null;
-  needed: number | null;
-  chatbotCalls: number | null;
-  llmCalls: number | null;
-  check: string;
-  reason: string;
-  pinned: { id: number; name: string; valid: boolean } | null;
-  warnings: string[];
+export type ShrinkResult = ResultOf<"shrink">;
+
+/** What a replay must show to fail, in words. */
+export function shrinkCheck(result: ShrinkResult): string {
+  const check = result.failure.check;
+  return check === null
+    ? "the reply is not an error (HTTP 5xx, timeout, unreadable reply)"
+    : `${check.kind} ${check.value}`.trim();
 }
 
-function num(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-/** A finished shrink run's result, every field checked. */
-export function readShrinkResult(result: unknown): ShrinkSummary {
-  const data = isRecord(result) ? result : {};
-  const reproduction = isRecord(data.reproduction) ? data.reproduction : {};
-  const failure = isRecord(data.failure) ? data.failure : {};
-  const check = isRecord(failure.check) ? failure.check : null;
-  const pinned = isRecord(data.pinned) && typeof data.pinned.id === "number" ? data.pinned : null;
-  const strings = (value: unknown) =>
-    Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-  return {
-    reproduced: data.reproduced === true,
-    script: strings(data.script),
-    originalTurns: num(data.original_turns),
-    shrunkTurns: num(data.shrunk_turns),
-    failed: num(reproduction.failed),
-    replays: num(reproduction.replays),
-    needed: num(reproduction.needed),
-    chatbotCalls: num(data.chatbot_calls),
-    llmCalls: num(data.llm_calls),
-    check:
-      check === null
-        ? "the reply is not an error (HTTP 5xx, timeout, unreadable reply)"
-        : `${str(check.kind)} ${str(check.value)}`.trim(),
-    reason: str(failure.reason),
-    pinned: pinned ? { id: pinned.id as number, name: str(pinned.name), valid: pinned.valid === true } : null,
-    // The first warning is the one every shrink carries (it replays real requests); the rest are this run's.
-    warnings: strings(data.warnings).slice(1),
-  };
+/** The run's own warnings: the first one is the one every shrink carries (it replays real requests). */
+export function shrinkWarnings(result: ShrinkResult): string[] {
+  return result.warnings.slice(1);
 }
 
 export type ShrinkReportFormat = "markdown" | "junit";

@@ -1,6 +1,7 @@
 /** MSW handlers for the workspace and runs API, over `workspaceDb`, with the server's error bodies. */
 import { http, HttpResponse } from "msw";
 import type { Connector } from "../api/connectors";
+import type { Run } from "../api/runs";
 import type { LLMKeyInput } from "../api/keys";
 import type { ProjectInput } from "../api/projects";
 import { db } from "./mock-db";
@@ -142,7 +143,7 @@ export function mockValidate(text: string) {
   return { valid: problems.length === 0, name, problems };
 }
 
-function startRun(kind: string, result: unknown, extra: Record<string, unknown> = {}) {
+function startRun(kind: string, result: Run["result"], extra: Record<string, unknown> = {}) {
   return workspaceDb.addRun(
     { kind: kind as never, status: "queued", ...extra },
     { status: "succeeded", result, duration_seconds: 1.2, wait_seconds: 0.1 },

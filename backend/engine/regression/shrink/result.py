@@ -57,6 +57,7 @@ class ReplayedTurn(BaseModel):
 class ShrinkResult(BaseModel):
     """The minimal script that reproduces a failed conversation, and what it cost to find it."""
 
+    kind: Literal["shrink"] = "shrink"
     name: str  # the pinned profile's test name, after the failure
     record_id: str
     profile: str

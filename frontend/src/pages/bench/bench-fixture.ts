@@ -3,7 +3,7 @@
  * (written by hand, trimmed: one mutant per status, TRACER's match list left out). Strings carry markup to
  * prove they are shown as text.
  */
-import type { Run } from "../../api/runs";
+import type { ResultOf, Run } from "../../api/runs";
 
 const coverage = (module: number, input: number, value: number, question: number, conversations: number) => ({
   conversations,
@@ -390,19 +390,27 @@ export function benchRun(overrides: Partial<Run> = {}): Run {
     },
     trigger_source: "api",
     result: {
+      kind: "bench",
       ok: true,
       bot: "bike",
       mutation_score: 66.67,
       mutation_score_automatic: 33.33,
+      mutation_score_thesis_rule: 100,
       mutants: 5,
       killed: 2,
+      killed_automatic: 1,
       live: 1,
       stillborn: 1,
+      inconclusive: 1,
+      controls: 1,
+      controls_killed: 0,
       precision: 75,
       recall: 83.33,
+      matcher: "llm",
       false_alarm_rate: 12.5,
-      usage,
-    },
+      false_alarm_rate_automatic: 12.5,
+      usage: { ...usage, failed_calls: 0, phases: {} },
+    } satisfies ResultOf<"bench">,
     usage: { calls: 212, prompt_tokens: 118_400, completion_tokens: 3_210, cost_usd: 0.0197 },
     cost_usd: 0.0197,
     error_type: "",

@@ -2,6 +2,7 @@ import { screen, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import type { RunCoverage } from "../../api/coverage";
+import type { ResultOf } from "../../api/runs";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
@@ -60,12 +61,20 @@ function coverage(runId: number, decided = true): RunCoverage {
   };
 }
 
+const drafts: ResultOf<"profile_draft"> = {
+  kind: "profile_draft",
+  profiles: [{ id: 90, name: "draft_early_bird", valid: true }],
+  missing: [],
+  warnings: [],
+  usage: { calls: 2, prompt_tokens: 900, completion_tokens: 300, cost_usd: 0.001, failed_calls: 0, unpriced_calls: 0 },
+};
+
 describe("the coverage map", () => {
   it("badges each functionality with its counts and lets the owner draft profiles for unreached ones", async () => {
     const run = workspaceDb.addRun({ kind: "sensei", status: "succeeded", project: 7, project_name: "Pizza" });
     const drafting = workspaceDb.addRun(
       { kind: "profile_draft", status: "running", project: 7, project_name: "Pizza" },
-      { status: "succeeded", result: { profiles: [{ id: 90, name: "draft_early_bird", valid: true }], missing: [] } },
+      { status: "succeeded", result: drafts },
     );
     const drafted: unknown[] = [];
     server.use(

@@ -10,9 +10,9 @@
 import { Alert, Anchor, Badge, Button, Checkbox, Group, List, Paper, Stack, Table, Text, Title } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
-import { type CoverageNode, coverageMark, readDrafts, useCoverage, useDraftProfiles } from "../../api/coverage";
+import { type CoverageNode, coverageMark, useCoverage, useDraftProfiles } from "../../api/coverage";
 import { ApiError } from "../../api/errors";
-import { useRun } from "../../api/runs";
+import { resultOf, useRun } from "../../api/runs";
 import { WorkflowGraph } from "../../components/graph/WorkflowGraph";
 import { PageHeader } from "../../components/PageHeader";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
@@ -91,7 +91,7 @@ function DraftResult({ runId, projectId }: { runId: number; projectId: number })
         {run.error_message || run.status}
       </Alert>
     );
-  const drafts = readDrafts(run.result);
+  const drafts = resultOf(run, "profile_draft") ?? { profiles: [], warnings: [] };
   return (
     <div role="status" aria-label="Drafted profiles">
       <Alert color="teal" title={`${String(drafts.profiles.length)} profile(s) drafted`}>

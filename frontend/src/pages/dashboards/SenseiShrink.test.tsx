@@ -1,9 +1,57 @@
 import { screen, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
+import type { ResultOf } from "../../api/runs";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
+
+/** A shrink run's result as the server serves it, with `changes` over a failure that reproduced. */
+function shrinkResult(changes: Partial<ResultOf<"shrink">>): ResultOf<"shrink"> {
+  const reproduction = { failed: 3, replays: 3, needed: 2 };
+  return {
+    kind: "shrink",
+    name: "shrunk_order_pizza_1_check_failed",
+    record_id: "r1",
+    profile: "order_pizza",
+    conversation_index: 1,
+    failure: {
+      kind: "reply",
+      check: {
+        kind: "states",
+        value: "money",
+        type: { kind: "money", item: null, values: [], name: null, format: null },
+      },
+      anchor: null,
+      reason: "check_failed",
+      explanation: "The reply does not state an amount of money.",
+      source: "rule",
+      failing_turn: 17,
+      failing_step: 8,
+      failing_reply: "Your total is",
+    },
+    reproduced: true,
+    original: reproduction,
+    reproduction,
+    script: [],
+    original_script: [],
+    original_turns: 9,
+    shrunk_turns: 9,
+    chatbot_calls: 0,
+    llm_calls: 0,
+    candidates: 0,
+    capped: false,
+    settings: {},
+    diff: [],
+    transcript: [],
+    pinned_profile: "",
+    warnings: [],
+    sensei_run: 1,
+    conversation: 12,
+    pinned: null,
+    ...changes,
+  };
+}
 
 function row(id: number, index: number, verdict: "passed" | "failed", profile = "order_pizza") {
   return {
@@ -126,7 +174,7 @@ describe("Shrink this failure", () => {
       { kind: "shrink", status: "running", project: project.id, project_name: project.name },
       {
         status: "succeeded",
-        result: {
+        result: shrinkResult({
           reproduced: true,
           script: ["I'd like to build my own medium mushrooms and olives", `2 coke ${HOSTILE}`],
           original_turns: 9,
@@ -134,10 +182,9 @@ describe("Shrink this failure", () => {
           reproduction: { failed: 3, replays: 3, needed: 2 },
           chatbot_calls: 106,
           llm_calls: 0,
-          failure: { reason: "check_failed", check: { kind: "states", value: "money" } },
           pinned: { id: 77, name: "shrunk_order_pizza_1_check_failed", valid: true },
           warnings: ["Shrinking replays…"],
-        },
+        }),
       },
     );
     const started: unknown[] = [];

@@ -6,7 +6,8 @@
 import { Alert, Anchor, Button, Group, List, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { readShrinkResult, useDownloadShrinkReport, useShrinkConversation } from "../../api/shrink";
+import { resultOf } from "../../api/runs";
+import { shrinkCheck, shrinkWarnings, useDownloadShrinkReport, useShrinkConversation } from "../../api/shrink";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { paths } from "../../lib/paths";
@@ -69,21 +70,28 @@ function ShrinkResultView({ jobId, projectId }: { jobId: number; projectId: numb
         {run.error_message || run.status}
       </Alert>
     );
-  const result = readShrinkResult(run.result);
-  const rate = `${String(result.failed ?? 0)} of ${String(result.replays ?? 0)} replays`;
+  const result = resultOf(run, "shrink");
+  if (result === null)
+    return (
+      <Alert color="red" role="alert" title="The shrink run left no result">
+        {run.error_message || run.status}
+      </Alert>
+    );
+  const { failed, replays, needed } = result.reproduction;
+  const rate = `${String(failed)} of ${String(replays)} replays`;
   if (!result.reproduced)
     return (
       <Alert color="yellow" role="status" title="The failure did not reproduce">
-        {`It failed in ${rate} (${String(result.needed ?? 0)} needed): nothing was pinned.`}
+        {`It failed in ${rate} (${String(needed)} needed): nothing was pinned.`}
       </Alert>
     );
   return (
     <div role="status" aria-label="Shrunk failure">
       <Alert
         color="teal"
-        title={`Shrunk from ${String(result.originalTurns)} to ${String(result.shrunkTurns)} user turn(s)`}
+        title={`Shrunk from ${String(result.original_turns)} to ${String(result.shrunk_turns)} user turn(s)`}
       >
-        <Text size="sm">{`Reproduced in ${rate}; fails: ${result.check}.`}</Text>
+        <Text size="sm">{`Reproduced in ${rate}; fails: ${shrinkCheck(result)}.`}</Text>
         <List size="sm" type="ordered" mt="xs">
           {result.script.map((message, index) => (
             <List.Item key={index}>{message}</List.Item>
@@ -103,9 +111,9 @@ function ShrinkResultView({ jobId, projectId }: { jobId: number; projectId: numb
           </Text>
         )}
         <Text size="xs" c="dimmed" mt="xs">
-          {`${String(result.chatbotCalls ?? 0)} chatbot call(s), ${String(result.llmCalls ?? 0)} LLM call(s).`}
+          {`${String(result.chatbot_calls)} chatbot call(s), ${String(result.llm_calls)} LLM call(s).`}
         </Text>
-        {result.warnings.map((warning) => (
+        {shrinkWarnings(result).map((warning) => (
           <Text key={warning} size="xs" c="dimmed">
             {warning}
           </Text>

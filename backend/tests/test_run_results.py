@@ -1,0 +1,205 @@
+"""A run's result is served through its kind's model (D31, `runs.result_schema`): the schema gives the web client a
+union discriminated on `kind`, and a result stored before its model — or before a field was added — still loads,
+the missing fields at their defaults, the retired ones gone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from drf_spectacular.generators import SchemaGenerator
+
+from runs.models import Run
+from runs.result_schema import RESULT_MODELS
+from tests.factories import RunFactory
+
+TYPED = {
+    "tracer": "TracerSummary",
+    "bench": "BenchSummary",
+    "security": "CampaignSummary",
+    "profile_draft": "DraftsSummary",
+    "shrink": "PinnedShrink",
+}
+
+# Results as the worker stored them before the models, trimmed to what each kind wrote then.
+OLD_TRACER = {
+    "ok": True,
+    "functionalities": 4,
+    "profiles": 2,
+    "valid_profiles": 1,
+    "warnings": ["The chatbot did not answer one message in time."],
+    # TRACER's whole usage export, per tag and per step (the result keeps the totals; the detail is an artefact)
+    "usage": {
+        "calls": 9,
+        "calls_by_tag": {"tracer.extract": 9},
+        "prompt_tokens": 900,
+        "cost_usd": 0.01,
+        "by_step": {"extract": {"calls": 9}},
+    },
+}
+OLD_BENCH = {  # before the thesis rule, the automatic kills and the controls were in it
+    "ok": True,
+    "bot": "pizza",
+    "mutation_score": 50.0,
+    "mutation_score_automatic": 25.0,
+    "mutants": 4,
+    "killed": 1,
+    "live": 1,
+    "stillborn": 1,
+    "precision": 75.0,
+    "recall": None,
+    "false_alarm_rate": 12.5,
+    "usage": {
+        "calls": 20,
+        "prompt_tokens": 100,
+        "completion_tokens": 10,
+        "cost_usd": 0.0,
+        "wall_s": 3.5,
+        "phases": {"tracer": {"calls": 5, "wall_s": 1.0}},
+    },
+}
+OLD_SECURITY = {  # before attacks from TRACER's states
+    "ok": False,
+    "breaches": 1,
+    "campaign": "baseline",
+    "seed": 7,
+    "planned": 2,
+    "run": 2,
+    "stopped": None,
+    "usage": {},
+    "totals": {
+        "attempts": 2,
+        "breached": 1,
+        "resisted": 1,
+        "inconclusive": 0,
+        "error": 0,
+        "breach_rate": 0.5,
+        "interval": [0.09, 0.91],
+    },
+    "by_attack": [
+        {
+            "attack_id": "leak",
+            "attack": "prompt_leak",
+            "attempts": 2,
+            "breached": 1,
+            "resisted": 1,
+            "inconclusive": 0,
+            "error": 0,
+            "breach_rate": 0.5,
+            "interval": [0.09, 0.91],
+        }
+    ],
+    "by_delivery": [],
+    "by_attack_and_delivery": [],
+}
+OLD_DRAFTS = {
+    "profiles": [{"id": 3, "name": "draft_order", "valid": True}],
+    "missing": ["refunds"],
+    "warnings": [],
+}
+OLD_SHRINK = {  # written before results carried their kind
+    "name": "shrunk_order_0_check_failed",
+    "record_id": "r1",
+    "profile": "order",
+    "conversation_index": 0,
+    "failure": {
+        "kind": "reply",
+        "check": {"kind": "contains", "value": "total"},
+        "reason": "check_failed",
+        "explanation": "The reply has no total.",
+        "failing_turn": 5,
+        "failing_step": 2,
+    },
+    "reproduced": True,
+    "original": {"failed": 3, "replays": 3, "needed": 2},
+    "reproduction": {"failed": 3, "replays": 3, "needed": 2},
+    "script": ["pizza", "large"],
+    "original_script": ["hi", "pizza", "large"],
+    "original_turns": 9,
+    "shrunk_turns": 2,
+    "chatbot_calls": 12,
+    "llm_calls": 0,
+    "candidates": 4,
+    "capped": False,
+    "sensei_run": 1,
+    "conversation": 2,
+    "pinned": {"id": 5, "name": "shrunk_order_0_check_failed", "valid": True},
+}
+
+
+def _served(auth_api: Any, kind: str, result: dict[str, Any], status: str = Run.Status.SUCCEEDED) -> Any:
+    run = RunFactory(owner=auth_api.user, kind=kind, status=status, result=result)
+    response = auth_api.get(f"/api/runs/{run.pk}/")
+    assert response.status_code == 200
+    return response.json()["result"]
+
+
+def test_the_schema_serves_each_typed_kind_through_its_own_model():
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components = schema["components"]["schemas"]
+    field = components["Run"]["properties"]["result"]
+    assert field["nullable"] and field["oneOf"][0] == {"$ref": "#/components/schemas/RunResult"}
+    union = components["RunResult"]
+    assert union["discriminator"]["propertyName"] == "kind"
+    for kind, name in TYPED.items():
+        assert union["discriminator"]["mapping"][kind] == f"#/components/schemas/{name}"
+        model = components[name]
+        kind_enum = model["properties"]["kind"]["allOf"][0]["$ref"].rsplit("/", 1)[1]
+        assert components[kind_enum]["enum"] == [kind]
+        # Every field is always served, so every field is required; no free-form map stands in for a result.
+        assert set(model["required"]) == set(model["properties"])
+        assert "additionalProperties" not in model
+    assert components["TracerSummary"]["properties"]["usage"] == {"$ref": "#/components/schemas/UsageTotals"}
+    assert set(RESULT_MODELS) == set(TYPED)
+
+
+@pytest.mark.django_db
+def test_an_old_tracer_result_loads_with_its_usage_totals_only(auth_api):
+    result = _served(auth_api, "tracer", OLD_TRACER)
+    assert result["kind"] == "tracer" and result["functionalities"] == 4 and result["valid_profiles"] == 1
+    assert result["resumed"] is False  # not said then: it did not resume
+    assert result["usage"] == {
+        "calls": 9,
+        "prompt_tokens": 900,
+        "completion_tokens": 0,
+        "cost_usd": 0.01,
+        "failed_calls": 0,
+        "unpriced_calls": 0,
+    }
+
+
+@pytest.mark.django_db
+def test_an_old_bench_result_loads_with_the_figures_it_did_not_have_yet_as_unknown_or_zero(auth_api):
+    result = _served(auth_api, "bench", OLD_BENCH)
+    assert result["kind"] == "bench" and result["mutation_score"] == 50.0 and result["recall"] is None
+    assert result["mutation_score_thesis_rule"] is None and result["killed_automatic"] == 0
+    assert result["controls"] == 0 and result["matcher"] == ""
+    assert result["usage"]["wall_s"] == 3.5 and result["usage"]["phases"]["tracer"]["calls"] == 5
+
+
+@pytest.mark.django_db
+def test_an_old_security_result_loads_without_states(auth_api):
+    result = _served(auth_api, "security", OLD_SECURITY)
+    assert result["kind"] == "security" and result["breaches"] == 1 and result["ok"] is False
+    assert result["by_attack"][0]["breach_rate"] == 0.5 and result["by_attack"][0]["interval"] == [0.09, 0.91]
+    assert result["by_state"] == [] and result["states"] is None and result["usage"]["calls"] == 0
+
+
+@pytest.mark.django_db
+def test_old_drafts_and_shrink_results_load(auth_api):
+    drafts = _served(auth_api, "profile_draft", OLD_DRAFTS)
+    assert drafts["kind"] == "profile_draft" and drafts["profiles"] == OLD_DRAFTS["profiles"]
+    assert drafts["missing"] == ["refunds"] and drafts["usage"]["calls"] == 0
+    shrink = _served(auth_api, "shrink", OLD_SHRINK)
+    assert shrink["kind"] == "shrink" and shrink["pinned"]["id"] == 5 and shrink["shrunk_turns"] == 2
+    assert (
+        shrink["diff"] == [] and shrink["settings"] == {} and shrink["failure"]["check"]["kind"] == "contains"
+    )
+
+
+@pytest.mark.django_db
+def test_a_run_without_a_result_serves_null_and_an_unreadable_one_never_a_500(auth_api):
+    assert _served(auth_api, "tracer", {}, status=Run.Status.RUNNING) is None
+    assert _served(auth_api, "bench", {"killed": "many"}) is None
+    # A kind with no model yet is served as stored.
+    assert _served(auth_api, "ping", {"pong": True}) == {"pong": True}
