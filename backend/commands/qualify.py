@@ -131,7 +131,7 @@ def _run(args: argparse.Namespace) -> int:
         partner = choose_partner(candidates, prices, args.partner)
     except ValueError as exc:
         return _usage(str(exc))
-    planned = estimate(candidates, size, prices)
+    planned = estimate(candidates, size, prices, args.seed)
     sys.stderr.write(f"Estimate (size {args.size}, partner {partner.entry}):\n")
     for row in planned.rows:
         if row["cost_usd"] is not None:

@@ -97,8 +97,9 @@ SIZES: dict[str, Size] = {
     # A 135M local model on two shared cores finishes this in minutes; too few conversations to tell.
     "tiny": Size(("pizza",), 1, 2, 3, 1, 1, 3, 4, max_user_turns=4),
     "small": Size(("pizza", "bike"), 1, 2, 3, 2, 1, 5, 6, max_user_turns=6),
-    # Aimed at about $1 for a gpt-4.1-mini-class model (the printed estimate says; not yet measured on one).
-    "default": Size(("pizza", "bike"), 1, 3, 3, 3, 1, 6, 8, max_user_turns=8),
+    # Under $1 estimated for a gpt-4.1-mini-class model (tests/engine/evaluation/test_qualify_cli.py; not yet
+    # measured on one): every operator once per bot, 3 repeats, 3 controls per bot, two shipped profiles each.
+    "default": Size(("pizza", "bike"), 1, 3, 3, 2, 1, 6, 8, max_user_turns=8),
 }
 
 
@@ -173,16 +174,24 @@ SECONDS_PER_CALL_UNPRICED = 2.0
 """What a small local model took per call here (SmolLM2-135M on two shared cores), for the time estimate."""
 
 
-def conversations_per_role(size: Size, profiles_per_bot: int | None = None) -> int:
-    profiles = profiles_per_bot or size.max_profiles
-    runs = size.repeats * (1 + size.mutants_per_operator * 12 + size.controls)  # 12 operators at most
-    return len(size.bots) * runs * profiles * size.conversations_per_profile
+def conversations_per_role(size: Size, seed: int = 0) -> int:
+    """SENSEI conversations of one role run: per bot, `repeats` × (the original, the mutants the seed draws —
+    one per operator the bot has — and the controls) × profiles × conversations per profile."""
+    from engine.evaluation.config import BenchConfig
+    from engine.evaluation.run import select_mutants
+
+    total = 0
+    for bot in size.bots:
+        config = BenchConfig(bots=(bot,), mutants_per_operator=size.mutants_per_operator, seed=seed)
+        mutants = sum(1 for m in select_mutants(bot, config) if not m.stillborn)
+        total += size.repeats * (1 + mutants + size.controls)
+    return total * size.max_profiles * size.conversations_per_profile
 
 
-def estimate(candidates: list[Candidate], size: Size, prices: dict[str, Any]) -> Estimate:
+def estimate(candidates: list[Candidate], size: Size, prices: dict[str, Any], seed: int = 0) -> Estimate:
     """`prices`: candidate entry → a `Price` (or None). Each candidate plays two roles; the pair run adds one."""
     out = Estimate()
-    conversations = conversations_per_role(size)
+    conversations = conversations_per_role(size, seed)
     for candidate in candidates:
         roles = 2 + 1  # its two roles, and a share of the partner's and the pair's calls at most
         calls = roles * conversations * CALLS_PER_CONVERSATION // 2
