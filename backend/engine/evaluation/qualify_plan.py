@@ -175,8 +175,8 @@ SECONDS_PER_CALL_UNPRICED = 2.0
 
 
 def conversations_per_role(size: Size, seed: int = 0) -> int:
-    """SENSEI conversations of one role run: per bot, `repeats` × (the original, the mutants the seed draws —
-    one per operator the bot has — and the controls) × profiles × conversations per profile."""
+    """SENSEI conversations of one role run: per bot, `repeats` x (the original, the mutants the seed draws —
+    one per operator the bot has — and the controls) x profiles x conversations per profile."""
     from engine.evaluation.config import BenchConfig
     from engine.evaluation.run import select_mutants
 
