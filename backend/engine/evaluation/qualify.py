@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from engine.egress import EgressGuard, EgressPolicy
 from engine.evaluation.config import BenchConfig
+from engine.evaluation.qualify_explorer import qualify_explorer, tracer_double_client
 from engine.evaluation.qualify_plan import CEILING, SIZES, Candidate, Size, Thresholds, verdict
 from engine.evaluation.qualify_profiles import PROFILES
 from engine.evaluation.run import BenchReporter, parley_version, run_bench
@@ -264,6 +265,7 @@ def qualify(
         "profiles": {bot: PROFILES[bot] for bot in plan.bots if bot in PROFILES},
     }
     rows: list[dict[str, Any]] = []
+    explorers: list[dict[str, Any]] = []
     done: dict[tuple[str, str], tuple[dict[str, Any], _Tally, _Tally, Path]] = {}
 
     def run(user: Candidate, judge: Candidate, label: str) -> tuple[dict[str, Any], _Tally, _Tally, Path]:
@@ -296,10 +298,23 @@ def qualify(
         rows.append(
             figures(candidate, "simulated_user", data, tally, directory, learned(candidate), thresholds)
         )
-        _write(out, {**header, "complete": False, "models": rows})  # a long run's finished roles survive
+        # A long run's finished roles survive.
+        _write(out, {**header, "complete": False, "models": rows, "explorers": explorers})
         data, _, tally, directory = run(partner, candidate, f"judge-{slug}")
         rows.append(figures(candidate, "judge", data, tally, directory, learned(candidate), thresholds))
-        _write(out, {**header, "complete": False, "models": rows})
+        progress(f"explorer: TRACER with {candidate.entry}")
+        explorers.append(
+            qualify_explorer(
+                candidate,
+                _explorer_client(candidate, clients, seed),
+                plan,
+                seed=seed,
+                thresholds=thresholds,
+                out=out / "runs" / f"explorer-{slug}",
+                learned=learned(candidate),
+            )
+        )
+        _write(out, {**header, "complete": False, "models": rows, "explorers": explorers})
     best_user, best_judge = recommend(rows, "simulated_user"), recommend(rows, "judge")
     recommendation: dict[str, Any] | None = None
     if best_user and best_judge:
@@ -313,6 +328,7 @@ def qualify(
             "simulated_user": user.entry,
             "judge": judge.entry,
             "figures": {"simulated_user": best_user, "judge": best_judge, "together": pair},
+            "explorer": (recommend(explorers, "explorer") or {}).get("model"),
             "verdict_together": pair["verdict"],
             "reason": pair["reason"],
         }
@@ -320,11 +336,19 @@ def qualify(
         **header,
         "complete": True,
         "models": rows,
+        "explorers": explorers,
         "recommendation": recommendation,
-        "not_measured": ["explorer role (TRACER precision/recall per candidate): not built yet"],
     }
     _write(out, result)
     return result
+
+
+def _explorer_client(candidate: Candidate, clients: Clients | None, seed: int) -> Callable[[], LLMClient]:
+    if candidate.is_double:
+        return lambda: tracer_double_client(candidate.model, seed)
+    if clients is None:
+        raise ValueError(f"{candidate.entry} needs a provider client")
+    return lambda: clients.make(candidate)
 
 
 def _write(out: Path, result: dict[str, Any]) -> None:
@@ -371,6 +395,20 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def explorer_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| Model | Precision | Recall | Coverage | Functionalities (invented, duplicates) | Failures | Verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['model']} | {_n(r['precision'], ' %')} | {_n(r['recall'], ' %')} | {_n(r['coverage'], ' %')} | "
+            f"{r['functionalities']} ({r['invented']}, {r['duplicates']}) | {r['llm_failures']}/{r['llm_calls']} | "
+            f"{r['verdict']} |"
+        )
+    return lines
+
+
 def markdown(result: dict[str, Any]) -> str:
     rec = result["recommendation"]
     lines = [
@@ -386,6 +424,12 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         *[f"- {r['model']} ({r['role']}): {r['reason']}" for r in result["models"]],
         "",
+        "## Explorer (TRACER against the bots' definitions)",
+        "",
+        *explorer_table(result.get("explorers") or []),
+        "",
+        *[f"- {r['model']} (explorer): {r['reason']}" for r in result.get("explorers") or []],
+        "",
         "## Recommendation",
         "",
     ]
@@ -393,6 +437,7 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append(
             f"Simulated user **{rec['simulated_user']}**, judge/extractor **{rec['judge']}**; together: "
             f"{rec['verdict_together']} ({rec['reason']})."
+            + (f" Explorer (TRACER): **{rec['explorer']}**." if rec.get("explorer") else "")
         )
     else:
         lines.append(

@@ -113,6 +113,12 @@ class Thresholds:
     usable_kills: float = 40.0
     usable_false_alarms: float = 10.0
     min_decided: int = 20
+    # The explorer role (not in D32: chosen here, stated in the README): TRACER's precision and recall.
+    explorer_precision: float = 80.0
+    explorer_recall: float = 60.0
+    usable_explorer_precision: float = 60.0
+    usable_explorer_recall: float = 40.0
+    min_explorer_sessions: int = 10
 
 
 def verdict(figures: dict[str, Any], t: Thresholds) -> tuple[str, str]:
@@ -170,6 +176,10 @@ class Estimate:
 CALLS_PER_CONVERSATION = 12
 PROMPT_PER_CONVERSATION = 6_000
 COMPLETION_PER_CONVERSATION = 400
+# TRACER as explorer: about 11 calls a session on the doubles at 8 turns (the explorer role's runs), rounded up.
+CALLS_PER_SESSION = 12
+PROMPT_PER_SESSION = CALLS_PER_SESSION * PROMPT_PER_CONVERSATION // CALLS_PER_CONVERSATION
+COMPLETION_PER_SESSION = CALLS_PER_SESSION * COMPLETION_PER_CONVERSATION // CALLS_PER_CONVERSATION
 SECONDS_PER_CALL_UNPRICED = 2.0
 """What a small local model took per call here (SmolLM2-135M on two shared cores), for the time estimate."""
 
@@ -189,14 +199,18 @@ def conversations_per_role(size: Size, seed: int = 0) -> int:
 
 
 def estimate(candidates: list[Candidate], size: Size, prices: dict[str, Any], seed: int = 0) -> Estimate:
-    """`prices`: candidate entry → a `Price` (or None). Each candidate plays two roles; the pair run adds one."""
+    """`prices`: candidate entry → a `Price` (or None). Each candidate plays two roles; the pair run adds one;
+    the explorer role is TRACER's sessions on every bot."""
     out = Estimate()
     conversations = conversations_per_role(size, seed)
+    sessions = size.sessions * len(size.bots)
     for candidate in candidates:
         roles = 2 + 1  # its two roles, and a share of the partner's and the pair's calls at most
-        calls = roles * conversations * CALLS_PER_CONVERSATION // 2
-        prompt = roles * conversations * PROMPT_PER_CONVERSATION // 2
-        completion = roles * conversations * COMPLETION_PER_CONVERSATION // 2
+        calls = roles * conversations * CALLS_PER_CONVERSATION // 2 + sessions * CALLS_PER_SESSION
+        prompt = roles * conversations * PROMPT_PER_CONVERSATION // 2 + sessions * PROMPT_PER_SESSION
+        completion = (
+            roles * conversations * COMPLETION_PER_CONVERSATION // 2 + sessions * COMPLETION_PER_SESSION
+        )
         price = prices.get(candidate.entry)
         cost = round(price.cost(prompt, completion), 4) if price is not None else None
         out.rows.append(
