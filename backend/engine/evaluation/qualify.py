@@ -26,6 +26,7 @@ from engine.evaluation.config import BenchConfig
 from engine.evaluation.qualify_explorer import qualify_explorer, tracer_double_client
 from engine.evaluation.qualify_plan import CEILING, SIZES, Candidate, Size, Thresholds, verdict
 from engine.evaluation.qualify_profiles import PROFILES
+from engine.evaluation.qualify_result import QualifyResult
 from engine.evaluation.run import BenchReporter, parley_version, run_bench
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
 from engine.llm.ledger import UsageRecord
@@ -124,15 +125,27 @@ def _run_role(
     return result.data, user_tally, judge_tally
 
 
-def _conversations(out: Path) -> list[dict[str, Any]]:
+def _conversations(out: Path, root: Path) -> list[dict[str, Any]]:
+    """Every conversation of a role run, with `_ref`: its file relative to `root` and its line in it (1-based),
+    `FILE#LINE` — what the references name, the same on every rerun (conversation ids are drawn at random)."""
     rows = []
     for path in sorted(out.glob("*/conversations/*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
             if line.strip():
                 row = json.loads(line)
-                row["_file"] = str(path.relative_to(out))
+                row["_file"] = str(path.relative_to(root))
+                row["_ref"] = f"{row['_file']}#{number}"
                 rows.append(row)
     return rows
+
+
+def read_reference(root: Path, ref: str) -> dict[str, Any]:
+    """The conversation record a `FILE#LINE` reference names, under `root` (qualify's output directory)."""
+    name, _, number = ref.rpartition("#")
+    line = (root / name).read_text(encoding="utf-8").splitlines()[int(number) - 1]
+    record: dict[str, Any] = json.loads(line)
+    return record
 
 
 def figures(
@@ -143,11 +156,19 @@ def figures(
     out: Path,
     learned: list[str],
     thresholds: Thresholds,
+    root: Path | None = None,
 ) -> dict[str, Any]:
-    """One row of qualify.json from a role run's bench data and the candidate's own calls."""
+    """One row of qualify.json from a role run's bench data and the candidate's own calls; conversation
+    references are relative to `root` (default `out`)."""
     scores, overall = data["scores"]["with_oracles"], data["overall"]
     alarms = overall["false_alarms"]
-    records = _conversations(out)
+    records = _conversations(out, root or out)
+    live = {
+        (bot, m["id"])
+        for bot, b in data["bots"].items()
+        for m in b["mutation"]["mutants"]
+        if m["status"] == "live"
+    }
     inconclusive = [r for r in records if r.get("verdict") == "inconclusive"]
     reasons = Counter(str(r.get("verdict_reason") or "?").split(":", 1)[0] for r in inconclusive)
     turns = sum(1 for r in records for t in r.get("turns", []) if t.get("role") == "user")
@@ -197,14 +218,15 @@ def figures(
         "seconds_per_kill": round(latency / killed, 2) if killed else None,
         "tokens_per_kill": round((prompt + completion) / killed) if killed else None,
         "false_alarm_conversations": sorted(
-            {
-                r["_file"] + "#" + r["id"]
-                for r in records
-                if r.get("verdict") == "failed" and "original" in r["_file"]
-            }
+            {r["_ref"] for r in records if r.get("verdict") == "failed" and "original" in r["_file"]}
         ),
         "missed_mutants": [
             m["id"] for b in data["bots"].values() for m in b["mutation"]["mutants"] if m["status"] == "live"
+        ],
+        "missed_mutant_conversations": [
+            r["_ref"]
+            for r in records
+            if (Path(r["_file"]).parts[-3], Path(r["_file"]).stem.rsplit("-", 1)[0]) in live
         ],
     }
     row["verdict"], row["reason"] = verdict(row, thresholds)
@@ -296,12 +318,12 @@ def qualify(
         slug = candidate.entry.replace(":", "_").replace("/", "_").replace("@", "_at_")
         data, tally, _, directory = run(candidate, partner, f"user-{slug}")
         rows.append(
-            figures(candidate, "simulated_user", data, tally, directory, learned(candidate), thresholds)
+            figures(candidate, "simulated_user", data, tally, directory, learned(candidate), thresholds, out)
         )
         # A long run's finished roles survive.
         _write(out, {**header, "complete": False, "models": rows, "explorers": explorers})
         data, _, tally, directory = run(partner, candidate, f"judge-{slug}")
-        rows.append(figures(candidate, "judge", data, tally, directory, learned(candidate), thresholds))
+        rows.append(figures(candidate, "judge", data, tally, directory, learned(candidate), thresholds, out))
         progress(f"explorer: TRACER with {candidate.entry}")
         explorers.append(
             qualify_explorer(
@@ -321,7 +343,7 @@ def qualify(
         by_entry = {c.entry: c for c in candidates}
         user, judge = by_entry[best_user["model"]], by_entry[best_judge["model"]]
         data, user_tally, judge_tally, directory = run(user, judge, "pair")
-        pair = figures(user, "pair", data, user_tally, directory, learned(user), thresholds)
+        pair = figures(user, "pair", data, user_tally, directory, learned(user), thresholds, out)
         judge_calls = judge_tally.records if judge.entry != user.entry else []
         pair["llm_calls"] += len(judge_calls)
         recommendation = {
@@ -339,6 +361,7 @@ def qualify(
         "explorers": explorers,
         "recommendation": recommendation,
     }
+    result = QualifyResult.model_validate(result).model_dump(mode="json")  # typed (D31): checked here
     _write(out, result)
     return result
 
