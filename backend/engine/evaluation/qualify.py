@@ -32,6 +32,7 @@ from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
 from engine.llm.ledger import UsageRecord
 from engine.llm.testing.imperfect_sensei import SenseiDouble, SenseiImperfection
 from engine.llm.testing.imperfect_tracer import TracerDouble
+from engine.sensei import CancelToken
 
 _DOUBLE_URL = "http://127.0.0.1:9/v1"  # never contacted: the doubles answer in process
 
@@ -99,6 +100,7 @@ def _run_role(
     clients: Clients | None,
     config: BenchConfig,
     reporter: BenchReporter | None,
+    cancel: CancelToken | None = None,
 ) -> tuple[dict[str, Any], _Tally, _Tally]:
     """One bench run with `user` playing the simulated user and `judge` the judge/extractor."""
     user_tally, judge_tally = _Tally(), _Tally()
@@ -121,7 +123,7 @@ def _run_role(
             return judge_tally.listen(build(judge))
         return user_tally.listen(build(user))
 
-    result = run_bench(config, factory, reporter=reporter)
+    result = run_bench(config, factory, reporter=reporter, cancel=cancel)
     return result.data, user_tally, judge_tally
 
 
@@ -266,9 +268,11 @@ def qualify(
     concurrency: int = 1,
     reporter: BenchReporter | None = None,
     progress: Callable[[str], None] = lambda _text: None,
+    cancel: CancelToken | None = None,
 ) -> dict[str, Any]:
     """Run the plan for every candidate and role; write qualify.json and qualify.md into `out`. `plan`: the
-    size's figures, changed (the CLI's --bots); default `SIZES[size]`."""
+    size's figures, changed (the CLI's --bots); default `SIZES[size]`. `cancel` stops the role runs (the bench
+    raises `BenchCancelled`); the CLI and the platform's worker both call this, nothing else."""
     plan = plan or SIZES[size]
     settings: dict[str, Any] = {
         "bots": plan.bots,
@@ -296,7 +300,7 @@ def qualify(
             directory = out / "runs" / label
             progress(f"{label}: user {user.entry}, judge/extractor {judge.entry}")
             config = BenchConfig(**settings, output_dir=directory, provider="qualify", model=label)
-            done[key] = (*_run_role(user, judge, clients, config, reporter), directory)
+            done[key] = (*_run_role(user, judge, clients, config, reporter, cancel), directory)
         return done[key]
 
     def learned(candidate: Candidate) -> list[str]:

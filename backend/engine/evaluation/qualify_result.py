@@ -4,11 +4,15 @@ of `qualify.figures` and `qualify_explorer.qualify_explorer` is named here."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
 Verdict = Literal["qualified", "usable with care", "not qualified", "too few to tell"]
+VERDICTS: tuple[str, ...] = get_args(Verdict)
+Role = Literal["simulated_user", "judge", "pair", "explorer"]
+"""`pair`: the recommended user and judge together; `explorer`: TRACER's model (`ExplorerFigures` only)."""
+ROLES: tuple[str, ...] = get_args(Role)
 
 
 class _Strict(BaseModel):
@@ -20,7 +24,7 @@ class RoleFigures(_Strict):
     together)."""
 
     model: str
-    role: Literal["simulated_user", "judge", "pair"]
+    role: Role
     note: str | None
     kill_rate: float | None
     kill_ci95: list[float] | None
@@ -69,7 +73,7 @@ class ExplorerFigures(_Strict):
     """One model as TRACER's explorer, against the bots' definitions (`qualify_explorer`)."""
 
     model: str
-    role: Literal["explorer"]
+    role: Role
     note: str | None
     precision: float | None
     recall: float | None
