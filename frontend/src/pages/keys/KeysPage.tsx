@@ -11,6 +11,7 @@ import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceT
 import { EmptyState } from "../../components/StateViews";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { AddKeyModal } from "./AddKeyModal";
+import { QualifyDialog } from "./QualifyDialog";
 import { RenameKeyModal } from "./RenameKeyModal";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -97,6 +98,7 @@ export function KeysPage() {
   const deletion = useDeleteConfirmation(useDeleteKey(), (llmKey: LLMKey) => llmKey.id);
   const [adding, setAdding] = useState(false);
   const [renaming, setRenaming] = useState<LLMKey | null>(null);
+  const [qualifying, setQualifying] = useState<LLMKey | null>(null);
 
   const addButton = (
     <Button
@@ -162,6 +164,16 @@ export function KeysPage() {
             >
               Rename
             </Button>
+            <Button
+              size="xs"
+              variant="default"
+              aria-label={`Qualify models on ${llmKey.name}`}
+              onClick={() => {
+                setQualifying(llmKey);
+              }}
+            >
+              Qualify models
+            </Button>
           </>
         )}
         page={page}
@@ -179,6 +191,14 @@ export function KeysPage() {
           llmKey={renaming}
           onClose={() => {
             setRenaming(null);
+          }}
+        />
+      )}
+      {qualifying && (
+        <QualifyDialog
+          llmKey={qualifying}
+          onClose={() => {
+            setQualifying(null);
           }}
         />
       )}
