@@ -35,6 +35,7 @@ test("a qualification started from the keys page is applied to a project and lab
   const models = dialog.getByLabel("Models");
   await models.fill("double:imperfect");
   await models.press("Enter");
+  await models.press("Tab"); // closes the suggestions, which would cover the next field
   await dialog.getByLabel("Size").click();
   await page.getByRole("option", { name: /^Tiny/ }).click();
   await dialog.getByLabel("Fewest decided conversations").fill("1");
@@ -56,7 +57,9 @@ test("a qualification started from the keys page is applied to a project and lab
   ).toBeVisible();
 
   // The conversation behind a missed mutant opens on the page.
-  await table.getByRole("button", { name: "Missed mutant of double:imperfect (simulated user) 1" }).click();
+  await table
+    .getByRole("button", { name: "Missed mutant of double:imperfect (simulated user) 1", exact: true })
+    .click();
   const conversation = page.getByRole("dialog", { name: "Conversation" });
   await expect(conversation).toBeVisible();
   await expect(conversation.getByText(/pizza/i).first()).toBeVisible();
@@ -71,7 +74,7 @@ test("a qualification started from the keys page is applied to a project and lab
 
   await recommendation.getByRole("link", { name: "Open the project's settings" }).click();
   await expect(page).toHaveURL(/\/projects\/\d+\/edit$/);
-  await expect(page.getByLabel("Profile model")).toHaveValue("double:imperfect");
+  await expect(page.getByRole("combobox", { name: "Profile model" })).toHaveValue("double:imperfect");
   await expect(page.getByLabel("Last qualification of double:imperfect").first()).toContainText(
     /Last qualification: \d+ % kills · .* false alarms · .*, today/,
   );
