@@ -55,6 +55,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     group.add_argument("--usable-kills", type=float, default=40.0)
     group.add_argument("--usable-false-alarms", type=float, default=10.0)
     group.add_argument("--min-decided", type=int, default=20, help="fewer decided → too few to tell")
+    group.add_argument("--explorer-precision", type=float, default=80.0, help="explorer (TRACER) qualified")
+    group.add_argument("--explorer-recall", type=float, default=60.0)
+    group.add_argument("--usable-explorer-precision", type=float, default=60.0)
+    group.add_argument("--usable-explorer-recall", type=float, default=40.0)
+    group.add_argument("--min-explorer-sessions", type=int, default=10, help="fewer → too few to tell")
     parser.add_argument("--out", "-o", required=True, metavar="DIR")
     add_json_argument(parser)
     parser.set_defaults(handler=report_errors(_run))
@@ -132,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
         partner = choose_partner(candidates, prices, args.partner)
     except ValueError as exc:
         return _usage(str(exc))
-    planned = estimate(candidates, size, prices)
+    planned = estimate(candidates, size, prices, args.seed)
     sys.stderr.write(f"Estimate (size {args.size}, partner {partner.entry}):\n")
     for row in planned.rows:
         if row["cost_usd"] is not None:
@@ -160,6 +165,11 @@ def _run(args: argparse.Namespace) -> int:
         args.usable_kills,
         args.usable_false_alarms,
         args.min_decided,
+        args.explorer_precision,
+        args.explorer_recall,
+        args.usable_explorer_precision,
+        args.usable_explorer_recall,
+        args.min_explorer_sessions,
     )
     job = QualifyJob(
         candidates,
@@ -181,9 +191,15 @@ def _run(args: argparse.Namespace) -> int:
                 f"{row['model']:<28} {row['role']:<15} kills {row['kill_rate']} % · false alarms "
                 f"{row['false_alarm_rate']} % · {per_kill(row)} · {row['verdict']}\n"
             )
+        for row in result["explorers"]:
+            sys.stdout.write(
+                f"{row['model']:<28} {'explorer':<15} precision {row['precision']} % · recall {row['recall']} % · "
+                f"coverage {row['coverage']} % · {row['verdict']}\n"
+            )
         rec = result["recommendation"]
         sys.stdout.write(
-            f"recommendation: user {rec['simulated_user']}, judge {rec['judge']} ({rec['verdict_together']})\n"
+            f"recommendation: user {rec['simulated_user']}, judge {rec['judge']}, explorer "
+            f"{rec['explorer'] or 'none'} ({rec['verdict_together']})\n"
             if rec
             else "recommendation: none met the thresholds\n"
         )

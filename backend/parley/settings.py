@@ -209,6 +209,8 @@ SPECTACULAR_SETTINGS = {
         "ComparisonVerdictEnum": "engine.regression.compare.COMPARE_VERDICTS",
         "ComparedGroupStatusEnum": "engine.regression.compare.GROUP_STATUSES",
         "ConversationVerdictEnum": "runs.http.conversation_list.VERDICTS",
+        "QualifyVerdictEnum": "engine.evaluation.qualify_result.VERDICTS",
+        "QualifyRoleEnum": "engine.evaluation.qualify_result.ROLES",
     },
 }
 

@@ -27,6 +27,7 @@ class Run(models.Model):
         SECURITY = "security", "Security campaign"
         PROFILE_DRAFT = "profile_draft", "Profile drafts"
         SHRINK = "shrink", "Shrink a failure"
+        QUALIFY = "qualify", "Model qualification"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

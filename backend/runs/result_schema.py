@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import GenerateJsonSchema, model_json_schema
 from rest_framework import serializers
 
+from engine.evaluation.qualify_result import QualifyResult
 from engine.evaluation.result import BenchSummary
 from engine.security.records import AttemptRecord
 from engine.security.result import CampaignSummary
@@ -37,6 +38,7 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
     Run.Kind.SECURITY: CampaignSummary,
     Run.Kind.PROFILE_DRAFT: DraftsSummary,
     Run.Kind.SHRINK: PinnedShrink,
+    Run.Kind.QUALIFY: QualifyResult,
 }
 
 # Every model the API serves through this hook: the results, and what a run stores row by row.

@@ -5,6 +5,13 @@ from runs.http.compare import BaselineView, CompareView, ProjectBaselineView, Re
 from runs.http.coverage import CoverageDraftView, CoverageView
 from runs.http.jobs import ConnectorTestView, KeyModelsView, KeyTestView
 from runs.http.projects import ExportView, ImportView, ModelDiffView
+from runs.http.qualify_views import (
+    KeyQualificationsView,
+    QualificationApplyView,
+    QualificationView,
+    QualifyEstimateView,
+    QualifyView,
+)
 from runs.http.security_compare import SecurityCompareView
 from runs.http.shrink_views import ShrinkReportView, ShrinkView
 from runs.http.streams import run_stream, runs_stream
@@ -16,6 +23,13 @@ router.register("runs", RunViewSet, basename="run")
 urlpatterns = [
     path("keys/<int:id>/test/", KeyTestView.as_view(), name="llmkey-test"),
     path("keys/<int:id>/models/", KeyModelsView.as_view(), name="llmkey-models"),
+    path("keys/<int:id>/qualify/", QualifyView.as_view(), name="llmkey-qualify"),
+    path("keys/<int:id>/qualify/estimate/", QualifyEstimateView.as_view(), name="llmkey-qualify-estimate"),
+    path("keys/<int:id>/qualifications/", KeyQualificationsView.as_view(), name="llmkey-qualifications"),
+    path("runs/<int:id>/qualification/", QualificationView.as_view(), name="run-qualification"),
+    path(
+        "runs/<int:id>/qualification/apply/", QualificationApplyView.as_view(), name="run-qualification-apply"
+    ),
     path("connectors/<int:id>/test/", ConnectorTestView.as_view(), name="connector-test"),
     path("runs/<int:id>/baseline/", BaselineView.as_view(), name="run-baseline"),
     path("runs/<int:id>/compare/", CompareView.as_view(), name="run-compare"),

@@ -16,6 +16,7 @@ from tests.factories import RunFactory
 TYPED = {
     "tracer": "TracerSummary",
     "bench": "BenchSummary",
+    "qualify": "QualifyResult",
     "security": "CampaignSummary",
     "profile_draft": "DraftsSummary",
     "shrink": "PinnedShrink",
@@ -148,7 +149,7 @@ def test_the_schema_serves_each_typed_kind_through_its_own_model():
         assert components[kind_enum]["enum"] == [kind]
         # Every field is always served, so every field is required; no free-form map stands in for a result.
         assert set(model["required"]) == set(model["properties"])
-        assert "additionalProperties" not in model
+        assert model.get("additionalProperties", False) is False  # closed, never a free-form map
     assert components["TracerSummary"]["properties"]["usage"] == {"$ref": "#/components/schemas/UsageTotals"}
     assert set(RESULT_MODELS) == set(TYPED)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,8 +24,10 @@ from typing import Any, Protocol
 from engine.context import RunContext
 from engine.egress import EgressGuard, EgressPolicy
 from engine.evaluation.config import BenchConfig, BenchJob
+from engine.evaluation.qualify_explorer import qualify_explorer, tracer_double_client
 from engine.evaluation.qualify_plan import CEILING, SIZES, Candidate, Size, Thresholds, verdict
 from engine.evaluation.qualify_profiles import PROFILES
+from engine.evaluation.qualify_result import QualifyResult
 from engine.evaluation.run import parley_version, run_bench
 from engine.llm import LLMClient, ProviderConfig, RetryPolicy, UsageLedger
 from engine.llm.ledger import UsageRecord
@@ -123,15 +126,27 @@ def _run_role(
     return result.data, user_tally, judge_tally
 
 
-def _conversations(out: Path) -> list[dict[str, Any]]:
+def _conversations(out: Path, root: Path) -> list[dict[str, Any]]:
+    """Every conversation of a role run, with `_ref`: its file relative to `root` and its line in it (1-based),
+    `FILE#LINE` — what the references name, the same on every rerun (conversation ids are drawn at random)."""
     rows = []
     for path in sorted(out.glob("*/conversations/*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
             if line.strip():
                 row = json.loads(line)
-                row["_file"] = str(path.relative_to(out))
+                row["_file"] = str(path.relative_to(root))
+                row["_ref"] = f"{row['_file']}#{number}"
                 rows.append(row)
     return rows
+
+
+def read_reference(root: Path, ref: str) -> dict[str, Any]:
+    """The conversation record a `FILE#LINE` reference names, under `root` (qualify's output directory)."""
+    name, _, number = ref.rpartition("#")
+    line = (root / name).read_text(encoding="utf-8").splitlines()[int(number) - 1]
+    record: dict[str, Any] = json.loads(line)
+    return record
 
 
 def figures(
@@ -142,11 +157,19 @@ def figures(
     out: Path,
     learned: list[str],
     thresholds: Thresholds,
+    root: Path | None = None,
 ) -> dict[str, Any]:
-    """One row of qualify.json from a role run's bench data and the candidate's own calls."""
+    """One row of qualify.json from a role run's bench data and the candidate's own calls; conversation
+    references are relative to `root` (default `out`)."""
     scores, overall = data["scores"]["with_oracles"], data["overall"]
     alarms = overall["false_alarms"]
-    records = _conversations(out)
+    records = _conversations(out, root or out)
+    live = {
+        (bot, m["id"])
+        for bot, b in data["bots"].items()
+        for m in b["mutation"]["mutants"]
+        if m["status"] == "live"
+    }
     inconclusive = [r for r in records if r.get("verdict") == "inconclusive"]
     reasons = Counter(str(r.get("verdict_reason") or "?").split(":", 1)[0] for r in inconclusive)
     turns = sum(1 for r in records for t in r.get("turns", []) if t.get("role") == "user")
@@ -196,14 +219,15 @@ def figures(
         "seconds_per_kill": round(latency / killed, 2) if killed else None,
         "tokens_per_kill": round((prompt + completion) / killed) if killed else None,
         "false_alarm_conversations": sorted(
-            {
-                r["_file"] + "#" + r["id"]
-                for r in records
-                if r.get("verdict") == "failed" and "original" in r["_file"]
-            }
+            {r["_ref"] for r in records if r.get("verdict") == "failed" and "original" in r["_file"]}
         ),
         "missed_mutants": [
             m["id"] for b in data["bots"].values() for m in b["mutation"]["mutants"] if m["status"] == "live"
+        ],
+        "missed_mutant_conversations": [
+            r["_ref"]
+            for r in records
+            if (Path(r["_file"]).parts[-3], Path(r["_file"]).stem.rsplit("-", 1)[0]) in live
         ],
     }
     row["verdict"], row["reason"] = verdict(row, thresholds)
@@ -271,6 +295,7 @@ def qualify(job: QualifyJob, context: RunContext | None = None) -> dict[str, Any
         "profiles": {bot: PROFILES[bot] for bot in plan.bots if bot in PROFILES},
     }
     rows: list[dict[str, Any]] = []
+    explorers: list[dict[str, Any]] = []
     done: dict[tuple[str, str], tuple[dict[str, Any], _Tally, _Tally, Path]] = {}
 
     def run(user: Candidate, judge: Candidate, label: str) -> tuple[dict[str, Any], _Tally, _Tally, Path]:
@@ -301,25 +326,41 @@ def qualify(job: QualifyJob, context: RunContext | None = None) -> dict[str, Any
         slug = candidate.entry.replace(":", "_").replace("/", "_").replace("@", "_at_")
         data, tally, _, directory = run(candidate, partner, f"user-{slug}")
         rows.append(
-            figures(candidate, "simulated_user", data, tally, directory, learned(candidate), thresholds)
+            figures(candidate, "simulated_user", data, tally, directory, learned(candidate), thresholds, out)
         )
-        _write(out, {**header, "complete": False, "models": rows})  # a long run's finished roles survive
+        # A long run's finished roles survive.
+        _write(out, {**header, "complete": False, "models": rows, "explorers": explorers})
         data, _, tally, directory = run(partner, candidate, f"judge-{slug}")
-        rows.append(figures(candidate, "judge", data, tally, directory, learned(candidate), thresholds))
-        _write(out, {**header, "complete": False, "models": rows})
+        rows.append(figures(candidate, "judge", data, tally, directory, learned(candidate), thresholds, out))
+        context.check_cancel("The qualification was cancelled; nothing of it is kept before its end.")
+        context.reporter.stage(f"explorer-{slug}", label=f"explorer-{slug}: TRACER with {candidate.entry}")
+        explorers.append(
+            qualify_explorer(
+                candidate,
+                _explorer_client(candidate, clients, seed),
+                plan,
+                seed=seed,
+                thresholds=thresholds,
+                out=out / "runs" / f"explorer-{slug}",
+                learned=learned(candidate),
+                context=context,
+            )
+        )
+        _write(out, {**header, "complete": False, "models": rows, "explorers": explorers})
     best_user, best_judge = recommend(rows, "simulated_user"), recommend(rows, "judge")
     recommendation: dict[str, Any] | None = None
     if best_user and best_judge:
         by_entry = {c.entry: c for c in candidates}
         user, judge = by_entry[best_user["model"]], by_entry[best_judge["model"]]
         data, user_tally, judge_tally, directory = run(user, judge, "pair")
-        pair = figures(user, "pair", data, user_tally, directory, learned(user), thresholds)
+        pair = figures(user, "pair", data, user_tally, directory, learned(user), thresholds, out)
         judge_calls = judge_tally.records if judge.entry != user.entry else []
         pair["llm_calls"] += len(judge_calls)
         recommendation = {
             "simulated_user": user.entry,
             "judge": judge.entry,
             "figures": {"simulated_user": best_user, "judge": best_judge, "together": pair},
+            "explorer": (recommend(explorers, "explorer") or {}).get("model"),
             "verdict_together": pair["verdict"],
             "reason": pair["reason"],
         }
@@ -327,11 +368,20 @@ def qualify(job: QualifyJob, context: RunContext | None = None) -> dict[str, Any
         **header,
         "complete": True,
         "models": rows,
+        "explorers": explorers,
         "recommendation": recommendation,
-        "not_measured": ["explorer role (TRACER precision/recall per candidate): not built yet"],
     }
+    result = QualifyResult.model_validate(result).model_dump(mode="json")  # typed (D31): checked here
     _write(out, result)
     return result
+
+
+def _explorer_client(candidate: Candidate, clients: Clients | None, seed: int) -> Callable[[], LLMClient]:
+    if candidate.is_double:
+        return lambda: tracer_double_client(candidate.model, seed)
+    if clients is None:
+        raise ValueError(f"{candidate.entry} needs a provider client")
+    return lambda: clients.make(candidate)
 
 
 def _write(out: Path, result: dict[str, Any]) -> None:
@@ -378,6 +428,20 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def explorer_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| Model | Precision | Recall | Coverage | Functionalities (invented, duplicates) | Failures | Verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['model']} | {_n(r['precision'], ' %')} | {_n(r['recall'], ' %')} | {_n(r['coverage'], ' %')} | "
+            f"{r['functionalities']} ({r['invented']}, {r['duplicates']}) | {r['llm_failures']}/{r['llm_calls']} | "
+            f"{r['verdict']} |"
+        )
+    return lines
+
+
 def markdown(result: dict[str, Any]) -> str:
     rec = result["recommendation"]
     lines = [
@@ -393,6 +457,12 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         *[f"- {r['model']} ({r['role']}): {r['reason']}" for r in result["models"]],
         "",
+        "## Explorer (TRACER against the bots' definitions)",
+        "",
+        *explorer_table(result.get("explorers") or []),
+        "",
+        *[f"- {r['model']} (explorer): {r['reason']}" for r in result.get("explorers") or []],
+        "",
         "## Recommendation",
         "",
     ]
@@ -400,6 +470,7 @@ def markdown(result: dict[str, Any]) -> str:
         lines.append(
             f"Simulated user **{rec['simulated_user']}**, judge/extractor **{rec['judge']}**; together: "
             f"{rec['verdict_together']} ({rec['reason']})."
+            + (f" Explorer (TRACER): **{rec['explorer']}**." if rec.get("explorer") else "")
         )
     else:
         lines.append(

@@ -97,8 +97,9 @@ SIZES: dict[str, Size] = {
     # A 135M local model on two shared cores finishes this in minutes; too few conversations to tell.
     "tiny": Size(("pizza",), 1, 2, 3, 1, 1, 3, 4, max_user_turns=4),
     "small": Size(("pizza", "bike"), 1, 2, 3, 2, 1, 5, 6, max_user_turns=6),
-    # Aimed at about $1 for a gpt-4.1-mini-class model (the printed estimate says; not yet measured on one).
-    "default": Size(("pizza", "bike"), 1, 3, 3, 3, 1, 6, 8, max_user_turns=8),
+    # Under $1 estimated for a gpt-4.1-mini-class model (tests/engine/evaluation/test_qualify_cli.py; not yet
+    # measured on one): every operator once per bot, 3 repeats, 3 controls per bot, two shipped profiles each.
+    "default": Size(("pizza", "bike"), 1, 3, 3, 2, 1, 6, 8, max_user_turns=8),
 }
 
 
@@ -112,6 +113,12 @@ class Thresholds:
     usable_kills: float = 40.0
     usable_false_alarms: float = 10.0
     min_decided: int = 20
+    # The explorer role (not in D32: chosen here, stated in the README): TRACER's precision and recall.
+    explorer_precision: float = 80.0
+    explorer_recall: float = 60.0
+    usable_explorer_precision: float = 60.0
+    usable_explorer_recall: float = 40.0
+    min_explorer_sessions: int = 10
 
 
 def verdict(figures: dict[str, Any], t: Thresholds) -> tuple[str, str]:
@@ -169,25 +176,41 @@ class Estimate:
 CALLS_PER_CONVERSATION = 12
 PROMPT_PER_CONVERSATION = 6_000
 COMPLETION_PER_CONVERSATION = 400
+# TRACER as explorer: about 11 calls a session on the doubles at 8 turns (the explorer role's runs), rounded up.
+CALLS_PER_SESSION = 12
+PROMPT_PER_SESSION = CALLS_PER_SESSION * PROMPT_PER_CONVERSATION // CALLS_PER_CONVERSATION
+COMPLETION_PER_SESSION = CALLS_PER_SESSION * COMPLETION_PER_CONVERSATION // CALLS_PER_CONVERSATION
 SECONDS_PER_CALL_UNPRICED = 2.0
 """What a small local model took per call here (SmolLM2-135M on two shared cores), for the time estimate."""
 
 
-def conversations_per_role(size: Size, profiles_per_bot: int | None = None) -> int:
-    profiles = profiles_per_bot or size.max_profiles
-    runs = size.repeats * (1 + size.mutants_per_operator * 12 + size.controls)  # 12 operators at most
-    return len(size.bots) * runs * profiles * size.conversations_per_profile
+def conversations_per_role(size: Size, seed: int = 0) -> int:
+    """SENSEI conversations of one role run: per bot, `repeats` x (the original, the mutants the seed draws —
+    one per operator the bot has — and the controls) x profiles x conversations per profile."""
+    from engine.evaluation.bench_runs import select_mutants
+    from engine.evaluation.config import BenchConfig
+
+    total = 0
+    for bot in size.bots:
+        config = BenchConfig(bots=(bot,), mutants_per_operator=size.mutants_per_operator, seed=seed)
+        mutants = sum(1 for m in select_mutants(bot, config) if not m.stillborn)
+        total += size.repeats * (1 + mutants + size.controls)
+    return total * size.max_profiles * size.conversations_per_profile
 
 
-def estimate(candidates: list[Candidate], size: Size, prices: dict[str, Any]) -> Estimate:
-    """`prices`: candidate entry → a `Price` (or None). Each candidate plays two roles; the pair run adds one."""
+def estimate(candidates: list[Candidate], size: Size, prices: dict[str, Any], seed: int = 0) -> Estimate:
+    """`prices`: candidate entry → a `Price` (or None). Each candidate plays two roles; the pair run adds one;
+    the explorer role is TRACER's sessions on every bot."""
     out = Estimate()
-    conversations = conversations_per_role(size)
+    conversations = conversations_per_role(size, seed)
+    sessions = size.sessions * len(size.bots)
     for candidate in candidates:
         roles = 2 + 1  # its two roles, and a share of the partner's and the pair's calls at most
-        calls = roles * conversations * CALLS_PER_CONVERSATION // 2
-        prompt = roles * conversations * PROMPT_PER_CONVERSATION // 2
-        completion = roles * conversations * COMPLETION_PER_CONVERSATION // 2
+        calls = roles * conversations * CALLS_PER_CONVERSATION // 2 + sessions * CALLS_PER_SESSION
+        prompt = roles * conversations * PROMPT_PER_CONVERSATION // 2 + sessions * PROMPT_PER_SESSION
+        completion = (
+            roles * conversations * COMPLETION_PER_CONVERSATION // 2 + sessions * COMPLETION_PER_SESSION
+        )
         price = prices.get(candidate.entry)
         cost = round(price.cost(prompt, completion), 4) if price is not None else None
         out.rows.append(

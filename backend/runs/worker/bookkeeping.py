@@ -158,7 +158,7 @@ def execute(run: Run, body: Callable[[Run], dict[str, Any]]) -> None:
 
 
 RESUMABLE = (Run.Kind.TRACER, Run.Kind.SENSEI)
-LONG = (Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK, Run.Kind.BENCH, Run.Kind.SECURITY)
+LONG = (Run.Kind.TRACER, Run.Kind.SENSEI, Run.Kind.CHECK, Run.Kind.BENCH, Run.Kind.SECURITY, Run.Kind.QUALIFY)
 MAX_ATTEMPTS = 3
 
 

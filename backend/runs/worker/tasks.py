@@ -19,6 +19,7 @@ from runs.models import Run
 from runs.worker import bookkeeping, deps, execution
 from runs.worker.bookkeeping import run_task
 from runs.worker.drafting import execute_profile_draft
+from runs.worker.qualifying import execute_qualify
 from runs.worker.security import execute_security
 from runs.worker.shrinking import execute_shrink
 from workspace.models import Connector
@@ -124,6 +125,12 @@ def bench(self: Any, run_id: int) -> None:
     _capped(self, run_id, execution.execute_bench)
 
 
+@shared_task(name="runs.qualify", bind=True)
+def qualify(self: Any, run_id: int) -> None:
+    """Model qualification on a key (`runs.worker.qualifying`): a long run, capped like the others."""
+    _capped(self, run_id, execute_qualify)
+
+
 @shared_task(name="runs.worker.security", bind=True)
 def security(self: Any, run_id: int) -> None:
     _capped(self, run_id, execute_security)
@@ -145,6 +152,7 @@ JOBS = {
     Run.Kind.CONNECTOR_TEST: connector_test,
     Run.Kind.PROFILE_DRAFT: profile_draft,
     Run.Kind.SHRINK: shrink,
+    Run.Kind.QUALIFY: qualify,
 }
 
 

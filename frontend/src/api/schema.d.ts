@@ -277,6 +277,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/keys/{id}/qualifications/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per model of the key, its last finished qualification (as the simulated user) */
+        get: operations["keys_qualifications_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}/qualify/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a model qualification on this key (refused above max_cost) */
+        post: operations["keys_qualify_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{id}/qualify/estimate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The cost and time estimate of a model qualification (nothing runs) */
+        post: operations["keys_qualify_estimate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/keys/{id}/test/": {
         parameters: {
             query?: never;
@@ -1027,6 +1078,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/qualification/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A finished model qualification: one row per model and role */
+        get: operations["runs_qualification_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}/qualification/apply/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a project's models to the qualification's recommendation */
+        post: operations["runs_qualification_apply_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/rerun/": {
         parameters: {
             query?: never;
@@ -1294,6 +1379,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Applied: {
+            project: number;
+            llm_key: number;
+            exploration_model: string;
+            profile_model: string;
+            judge_model: string;
+        };
+        ApplyRequest: {
+            project: number;
+        };
         Artefact: {
             readonly name: components["schemas"]["NameEnum"];
             readonly content: unknown;
@@ -1941,11 +2036,65 @@ export interface components {
         };
         /** @enum {string} */
         DraftsSummaryKindEnum: "profile_draft";
+        Estimate: {
+            size: string;
+            partner: string;
+            /**
+             * Format: double
+             * @description The priced models' total.
+             */
+            cost_usd: number;
+            rows: components["schemas"]["EstimateRow"][];
+        };
+        EstimateRow: {
+            model: string;
+            calls: number;
+            prompt_tokens: number;
+            completion_tokens: number;
+            /** Format: double */
+            cost_usd: number | null;
+            /** Format: double */
+            seconds: number | null;
+        };
         /** @description A quote of the chatbot: `quote` occurs verbatim in the bot turn `turn` of the transcript. */
         Evidence: {
             quote: string;
             oracle: string;
             turn: number;
+        };
+        ExplorerBot: {
+            precision: number | null;
+            recall: number | null;
+            coverage: number | null;
+            functionalities: number;
+        };
+        /** @description One model as TRACER's explorer, against the bots' definitions (`qualify_explorer`). */
+        ExplorerFigures: {
+            model: string;
+            role: components["schemas"]["QualifyRoleEnum"];
+            note: string | null;
+            precision: number | null;
+            recall: number | null;
+            coverage: number | null;
+            functionalities: number;
+            duplicates: number;
+            invented: number;
+            steps: number;
+            missed_steps: string[];
+            per_bot: {
+                [key: string]: components["schemas"]["ExplorerBot"];
+            };
+            sessions: number;
+            llm_calls: number;
+            llm_failures: number;
+            format_repairs: number;
+            refusals_learned: string[];
+            latency_s_mean: number | null;
+            prompt_tokens: number;
+            completion_tokens: number;
+            cost_usd: number | null;
+            verdict: components["schemas"]["QualifyVerdictEnum"];
+            reason: string;
         };
         /** @description What a replay must show to reproduce the failure, on the reply to its last user turn. */
         FailureCheck: {
@@ -2498,6 +2647,115 @@ export interface components {
          * @enum {string}
          */
         ProviderEnum: "openai" | "gemini" | "openai-compatible";
+        QualificationLabel: {
+            /** @description As a project stores it: the key's model name, or double:NAME. */
+            model: string;
+            run: number;
+            /** Format: date-time */
+            finished_at: string;
+            /** Format: double */
+            kill_rate: number | null;
+            /** Format: double */
+            false_alarm_rate: number | null;
+            /** Format: double */
+            cost_per_kill: number | null;
+            /** Format: double */
+            seconds_per_kill: number | null;
+            verdict: string;
+            parley_version: string;
+            seed: number;
+            size: string;
+        };
+        QualifyPlan: {
+            bots: string[];
+            sessions: number;
+            turns: number;
+            mutants_per_operator: number;
+            repeats: number;
+            controls: number;
+            max_profiles: number;
+            conversations_per_profile: number;
+            max_user_turns: number | null;
+            separate_judge: boolean;
+            concurrency: number;
+            seed: number;
+            matcher: string;
+            profiles: string;
+        };
+        /** @description qualify.json; on the platform, a `qualify` run's result. */
+        QualifyResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "qualify";
+            parley_version: string;
+            seed: number;
+            size: string;
+            plan: components["schemas"]["QualifyPlan"];
+            partner: string;
+            thresholds: components["schemas"]["QualifyThresholds"];
+            complete: boolean;
+            models: components["schemas"]["RoleFigures"][];
+            explorers: components["schemas"]["ExplorerFigures"][];
+            recommendation: components["schemas"]["Recommendation"] | null;
+            /** @default {} */
+            conversations: {
+                [key: string]: number;
+            };
+        };
+        /** @enum {string} */
+        QualifyResultKindEnum: "qualify";
+        /** @enum {string} */
+        QualifyRoleEnum: "simulated_user" | "judge" | "pair" | "explorer";
+        QualifyStartRequest: {
+            /** @description The key's models by name (gpt-4.1-mini) or Parley's doubles (double:imperfect, ...). */
+            models: string[];
+            /**
+             * @description tiny, small or default (under $1).
+             *
+             *     * `default` - default
+             *     * `small` - small
+             *     * `tiny` - tiny
+             */
+            size: components["schemas"]["SizeEnum"];
+            seed?: number;
+            /**
+             * Format: double
+             * @description Refuse a run estimated above this (USD).
+             */
+            max_cost?: number | null;
+            /** @description Verdict thresholds (D32's defaults otherwise). */
+            thresholds?: components["schemas"]["ThresholdsRequest"];
+        };
+        QualifyThresholds: {
+            qualified_kills: number;
+            qualified_false_alarms: number;
+            qualified_failures: number;
+            usable_kills: number;
+            usable_false_alarms: number;
+            min_decided: number;
+            explorer_precision: number;
+            explorer_recall: number;
+            usable_explorer_precision: number;
+            usable_explorer_recall: number;
+            min_explorer_sessions: number;
+        };
+        /** @enum {string} */
+        QualifyVerdictEnum: "qualified" | "usable with care" | "not qualified" | "too few to tell";
+        Recommendation: {
+            simulated_user: string;
+            judge: string;
+            explorer: string | null;
+            figures: components["schemas"]["RecommendationFigures"];
+            verdict_together: components["schemas"]["QualifyVerdictEnum"];
+            reason: string;
+        };
+        RecommendationFigures: {
+            simulated_user: components["schemas"]["RoleFigures"];
+            judge: components["schemas"]["RoleFigures"];
+            together: components["schemas"]["RoleFigures"];
+        };
         ReplayedTurn: {
             role: components["schemas"]["ReplayedTurnRoleEnum"];
             text: string;
@@ -2521,6 +2779,49 @@ export interface components {
             failed: number;
             replays: number;
             needed: number;
+        };
+        /**
+         * @description One model in one role (simulated user or judge/extractor against the partner; `pair`: the recommended two
+         *     together).
+         */
+        RoleFigures: {
+            model: string;
+            role: components["schemas"]["QualifyRoleEnum"];
+            note: string | null;
+            kill_rate: number | null;
+            kill_ci95: number[] | null;
+            kill_rate_automatic: number | null;
+            killed: number;
+            scored_mutants: number;
+            control_kill_rate: number | null;
+            control_ci95: number[] | null;
+            kill_note: string | null;
+            false_alarm_rate: number | null;
+            false_alarm_ci95: number[] | null;
+            decided_originals: number;
+            inconclusive_share: number | null;
+            inconclusive_reasons: {
+                [key: string]: number;
+            };
+            conversations: number;
+            slips_per_100_turns: number | null;
+            llm_calls: number;
+            llm_failures: number;
+            format_repairs: number;
+            failure_rate: number;
+            refusals_learned: string[];
+            latency_s_mean: number | null;
+            prompt_tokens: number;
+            completion_tokens: number;
+            cost_usd: number | null;
+            cost_per_kill: number | null;
+            seconds_per_kill: number | null;
+            tokens_per_kill: number | null;
+            false_alarm_conversations: string[];
+            missed_mutants: string[];
+            missed_mutant_conversations: string[];
+            verdict: components["schemas"]["QualifyVerdictEnum"];
+            reason: string;
         };
         Rule: {
             readonly id: number;
@@ -2658,9 +2959,10 @@ export interface components {
          *     * `security` - Security campaign
          *     * `profile_draft` - Profile drafts
          *     * `shrink` - Shrink a failure
+         *     * `qualify` - Model qualification
          * @enum {string}
          */
-        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check" | "bench" | "security" | "profile_draft" | "shrink";
+        RunKindEnum: "ping" | "key_test" | "key_models" | "connector_test" | "tracer" | "sensei" | "check" | "bench" | "security" | "profile_draft" | "shrink" | "qualify";
         /**
          * @description * `tracer` - tracer
          *     * `sensei` - sensei
@@ -2693,7 +2995,7 @@ export interface components {
             /** @description Security, a campaign with `from:`: the TRACER run whose states it attacks from (default: the project's latest finished one). */
             tracer?: number;
         };
-        RunResult: components["schemas"]["TracerSummary"] | components["schemas"]["BenchSummary"] | components["schemas"]["CampaignSummary"] | components["schemas"]["DraftsSummary"] | components["schemas"]["PinnedShrink"];
+        RunResult: components["schemas"]["TracerSummary"] | components["schemas"]["BenchSummary"] | components["schemas"]["CampaignSummary"] | components["schemas"]["DraftsSummary"] | components["schemas"]["PinnedShrink"] | components["schemas"]["QualifyResult"];
         /** @description A comparison of two campaign runs of the platform: the engine's document and the two run ids. */
         RunSecurityComparison: {
             verdict: components["schemas"]["ComparisonVerdictEnum"];
@@ -2770,6 +3072,13 @@ export interface components {
             email: string;
             password: string;
         };
+        /**
+         * @description * `default` - default
+         *     * `small` - small
+         *     * `tiny` - tiny
+         * @enum {string}
+         */
+        SizeEnum: "default" | "small" | "tiny";
         /** @enum {string} */
         SourceEnum: "rule" | "llm";
         StateRow: {
@@ -2813,6 +3122,29 @@ export interface components {
         };
         TextRequest: {
             text: string;
+        };
+        /** @description Verdict thresholds in percent (`engine.evaluation.qualify_plan.Thresholds`; D32's defaults). */
+        ThresholdsRequest: {
+            /** Format: double */
+            qualified_kills?: number;
+            /** Format: double */
+            qualified_false_alarms?: number;
+            /** Format: double */
+            qualified_failures?: number;
+            /** Format: double */
+            usable_kills?: number;
+            /** Format: double */
+            usable_false_alarms?: number;
+            min_decided?: number;
+            /** Format: double */
+            explorer_precision?: number;
+            /** Format: double */
+            explorer_recall?: number;
+            /** Format: double */
+            usable_explorer_precision?: number;
+            /** Format: double */
+            usable_explorer_recall?: number;
+            min_explorer_sessions?: number;
         };
         /**
          * @description A finished (or resumed) exploration in figures. Every field has a default, so a result stored before one
@@ -3399,6 +3731,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    keys_qualifications_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualificationLabel"][];
+                };
+            };
+        };
+    };
+    keys_qualify_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QualifyStartRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    keys_qualify_estimate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QualifyStartRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Estimate"];
                 };
             };
         };
@@ -4698,7 +5101,7 @@ export interface operations {
             query?: {
                 created_after?: string;
                 created_before?: string;
-                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "security" | "sensei" | "shrink" | "tracer";
+                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "qualify" | "security" | "sensei" | "shrink" | "tracer";
                 ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -4773,7 +5176,7 @@ export interface operations {
             query?: {
                 created_after?: string;
                 created_before?: string;
-                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "security" | "sensei" | "shrink" | "tracer";
+                kind?: "bench" | "check" | "connector_test" | "key_models" | "key_test" | "ping" | "profile_draft" | "qualify" | "security" | "sensei" | "shrink" | "tracer";
                 ordering?: "-cost_usd" | "-created_at" | "-finished_at" | "cost_usd" | "created_at" | "finished_at" | "kind" | "status";
                 /** @description A page number within the paginated result set. */
                 page?: number;
@@ -4937,6 +5340,52 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    runs_qualification_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QualifyResult"];
+                };
+            };
+        };
+    };
+    runs_qualification_apply_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplyRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Applied"];
                 };
             };
         };

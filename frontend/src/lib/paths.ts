@@ -20,6 +20,8 @@ export const paths = {
   /** The public dashboards: anyone can read public projects' runs without an account. */
   publicProjects: "/public",
   publicProject: (projectId: number) => `/public/projects/${String(projectId)}`,
+  /** A model qualification (issue 36): its table, chart and recommendation. */
+  qualification: (runId: number) => `/qualifications/${String(runId)}`,
   /** A long run's own page (its report and results), or null for the short runs that have none. */
   runPage: (kind: string, runId: number): string | null => {
     const segment = RUN_PAGES[kind];
@@ -33,6 +35,7 @@ const RUN_PAGES: Partial<Record<string, string>> = {
   check: "checks",
   bench: "bench",
   security: "security/runs",
+  qualify: "qualifications",
 };
 
 function withNext(path: string, next?: string | null): string {

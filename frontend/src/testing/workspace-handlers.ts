@@ -215,6 +215,8 @@ export const workspaceHandlers = [
     });
     return HttpResponse.json(startRun("key_test", { ok: true, message: "The key works (3 models)." }), { status: 202 });
   }),
+  // Model qualification (issue 36): no key has been qualified in these tests.
+  http.get("/api/keys/:id/qualifications/", () => HttpResponse.json([])),
   http.post("/api/keys/:id/models/", () =>
     HttpResponse.json(
       startRun("key_models", { ok: true, message: "", models: ["fake-small", "fake-large"], source: "live" }),

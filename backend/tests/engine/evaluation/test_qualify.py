@@ -117,7 +117,8 @@ def test_a_rerun_with_the_same_seed_gives_the_same_figures(tmp_path: Path) -> No
     second = _run("double:imperfect", tmp_path / "b", seed=3)
 
     def figures(result: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{k: v for k, v in r.items() if k not in TIME_FIELDS} for r in result["models"]]
+        rows = [*result["models"], *result["explorers"]]
+        return [{k: v for k, v in r.items() if k not in TIME_FIELDS} for r in rows]
 
     assert figures(first) == figures(second)
     assert first["seed"] == 3 and first["size"] == "test" and first["parley_version"]

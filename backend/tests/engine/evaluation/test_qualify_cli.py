@@ -62,3 +62,29 @@ def test_a_partner_not_in_the_list_is_refused(tmp_path: Path, capsys: pytest.Cap
     argv = ["qualify", "--models", "double:imperfect", "--partner", "double:perfect", "--out", str(tmp_path)]
     assert _main(argv) == 2
     assert "is not in --models" in capsys.readouterr().err
+
+
+def test_the_default_plan_costs_under_a_dollar_on_a_priced_model_and_covers_every_operator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from engine.bots import bot_ids
+    from engine.bots.registry import mutants_of
+    from engine.evaluation.bench_runs import select_mutants
+    from engine.evaluation.config import BenchConfig
+    from engine.evaluation.qualify_plan import SIZES
+
+    monkeypatch.setenv("PARLEY_API_KEY", "sk-fake")
+    argv = ["qualify", "--models", "openai:gpt-4.1-mini", "--estimate", "--out", str(tmp_path)]
+    assert _main(argv) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("Estimate (size default, partner openai:gpt-4.1-mini)")
+    total = float(err.split("total priced: about $")[1].split()[0])
+    assert 0.0 < total < 1.0
+    assert _main([*argv, "--max-cost", "1"]) == 0  # a one-dollar cap lets the default through
+    plan = SIZES["default"]
+    assert plan.controls >= 3 and plan.repeats >= 3
+    for bot in plan.bots:
+        assert bot in bot_ids()
+        drawn = select_mutants(bot, BenchConfig(bots=(bot,), mutants_per_operator=plan.mutants_per_operator))
+        every = {m.operator for m in mutants_of(bot) if not m.stillborn}
+        assert {m.operator for m in drawn if not m.stillborn} == every

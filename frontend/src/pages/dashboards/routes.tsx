@@ -13,6 +13,7 @@ const tracerRun = () => import("../tracer/TracerRunPage").then((m) => ({ Compone
 const senseiRun = () => import("../sensei/SenseiRunPage").then((m) => ({ Component: m.SenseiRunPage }));
 const benchRun = () => import("../bench/BenchRunPage").then((m) => ({ Component: m.BenchRunPage }));
 const checkRun = () => import("../rules/CheckRunPage").then((m) => ({ Component: m.CheckRunPage }));
+const qualification = () => import("../qualify/QualificationPage").then((m) => ({ Component: m.QualificationPage }));
 const rules = () => import("../rules/RulesPage").then((m) => ({ Component: m.RulesPage }));
 const publicPages = () => import("../public/PublicRunPage");
 const comparePage = () => import("../compare/ComparePage");
@@ -30,6 +31,7 @@ export const dashboardRoutes: RouteObject[] = [
   { path: "bench/:runId", lazy: benchRun },
   { path: "rules", lazy: rules },
   { path: "checks/:runId", lazy: checkRun },
+  { path: "qualifications/:runId", lazy: qualification },
 ];
 
 /** Navigation entries, shown after the workspace screens. */

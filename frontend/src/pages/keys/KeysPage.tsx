@@ -12,6 +12,7 @@ import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceT
 import { EmptyState } from "../../components/StateViews";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { AddKeyModal } from "./AddKeyModal";
+import { QualifyDialog } from "./QualifyDialog";
 import { RenameKeyModal } from "./RenameKeyModal";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -98,6 +99,7 @@ export function KeysPage() {
   const deletion = useDeleteConfirmation(useDeleteKey(), (llmKey: LLMKey) => llmKey.id);
   const [adding, setAdding] = useState(false);
   const [renaming, setRenaming] = useState<LLMKey | null>(null);
+  const [qualifying, setQualifying] = useState<LLMKey | null>(null);
 
   const addButton = (
     <Button
@@ -163,6 +165,16 @@ export function KeysPage() {
             >
               Rename
             </Button>
+            <Button
+              size="xs"
+              variant="default"
+              aria-label={`Qualify models on ${llmKey.name}`}
+              onClick={() => {
+                setQualifying(llmKey);
+              }}
+            >
+              Qualify models
+            </Button>
           </>
         )}
         page={page}
@@ -180,6 +192,14 @@ export function KeysPage() {
           llmKey={renaming}
           onClose={() => {
             setRenaming(null);
+          }}
+        />
+      )}
+      {qualifying && (
+        <QualifyDialog
+          llmKey={qualifying}
+          onClose={() => {
+            setQualifying(null);
           }}
         />
       )}

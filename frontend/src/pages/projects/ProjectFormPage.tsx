@@ -26,6 +26,7 @@ import { useAllConnectors } from "../../api/connectors";
 import { ApiError, splitFieldErrors } from "../../api/errors";
 import { useAllKeys } from "../../api/keys";
 import { type Project, type ProjectInput, useCreateProject, useProject, useUpdateProject } from "../../api/projects";
+import { useQualificationTexts } from "../../api/qualify";
 import { PageHeader } from "../../components/PageHeader";
 import { PublicLinkField } from "../../components/PublicLink";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
@@ -114,6 +115,8 @@ function ProjectForm({ project }: { project: Project | null }) {
   });
   const selectedKey = keys.data?.find((k) => String(k.id) === form.values.llm_key) ?? null;
   const models = useKeyModels(selectedKey);
+  // Each model's last qualification on this key (issue 36), beside its name in the pickers.
+  const qualified = useQualificationTexts(selectedKey?.id ?? null);
 
   const handleSubmit = form.onSubmit((values) => {
     const body = toInput(values);
@@ -227,10 +230,25 @@ function ProjectForm({ project }: { project: Project | null }) {
                     label={label}
                     description={`${help} Pick from the list or type any model name.`}
                     withAsterisk={field === "exploration_model" && form.values.llm_key !== ""}
-                    data={models.models}
+                    data={[...new Set([...models.models, ...Object.keys(qualified)])]}
                     limit={50}
+                    renderOption={({ option }) => (
+                      <Stack gap={0}>
+                        <Text size="sm">{option.value}</Text>
+                        {qualified[option.value] && (
+                          <Text size="xs" c="dimmed">
+                            {qualified[option.value]}
+                          </Text>
+                        )}
+                      </Stack>
+                    )}
                     {...form.getInputProps(field)}
                   />
+                  {qualified[form.values[field]] && (
+                    <Text size="xs" c="dimmed" mt={4} aria-label={`Last qualification of ${form.values[field]}`}>
+                      Last qualification: {qualified[form.values[field]]}
+                    </Text>
+                  )}
                 </Grid.Col>
               ))}
             </Grid>
