@@ -25,8 +25,10 @@ from engine.evaluation import BenchCancelled, BenchConfig, run_bench
 from engine.evaluation.report import render_markdown
 from engine.llm import LLMClient
 from engine.regression import Repeats, reliability, run_data
-from engine.sensei import load_profile, new_seed, plan_document, run_profiles
+from engine.sensei import SimulatorSettings, load_profile, new_seed, plan_document, run_profiles
+from engine.sensei.calibration import calibrations_of
 from engine.sensei.personalities import Personality as EnginePersonality
+from engine.sensei.personalities import personality_key
 from engine.tracer import TracerConfig, TracerDeps, run_tracer
 from engine.tracer.artefacts import graph_json, model_json, report_md
 from engine.tracer.reporter import TracerCancelled
@@ -35,6 +37,7 @@ from runs.checkpoints import checkpointer
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
 from runs.replay import replay_for, save_replay
 from runs.reporting import BenchProgress, RunCancel, RunRecorder
+from runs.transcript_runs import execute_tracer_from_transcripts
 from runs.verdict_counts import sensei_verdicts
 from workspace.models import Profile, Rule
 from workspace.validation import validate_personality, validate_profile
@@ -51,6 +54,8 @@ def _finish_cancelled(recorder: RunRecorder, result: dict[str, Any]) -> dict[str
 
 # -- TRACER ---------------------------------------------------------------------------------------------------
 def execute_tracer(run: Run) -> dict[str, Any]:
+    if run.input.get("source") == "transcripts":  # the model from the project's imported conversations
+        return execute_tracer_from_transcripts(run)
     project = run.project
     recorder, cancel = RunRecorder(run.pk), RunCancel(run.pk)
     config = TracerConfig(
@@ -193,6 +198,7 @@ def execute_sensei(run: Run) -> dict[str, Any]:
             user_model=run.input.get("model"),
             replan=repeats.plan,
             thread_cleanup=connections.close_all,  # each worker thread closes its own database connection
+            settings=_calibrated(run, personalities),
         )
     result = _sensei_result(run)
     result["models"] = llm.ledger.to_json()["models_by_tag"]  # per role (tag), the models actually called
@@ -239,6 +245,18 @@ def _personalities(run: Run) -> list[EnginePersonality]:
         snapshots = [{"text": p.text} for p in run.project.personalities.filter(valid=True)]
     parsed = [validate_personality(item["text"]).parsed for item in snapshots]
     return [p for p in parsed if isinstance(p, EnginePersonality)]
+
+
+def _calibrated(run: Run, personalities: list[EnginePersonality]) -> SimulatorSettings:
+    """The calibrated users the simulator enforces, as the CLI's: the one named for the whole run
+    (`calibrated_user`, like `--calibrated-user`), else each profile's calibrated personality."""
+    by_name = calibrations_of(personalities)
+    whole = run.input.get("calibrated_user")
+    if whole and personality_key(whole) not in by_name:
+        raise ParleyError(f"The personality {whole!r} is not a calibrated user any more.")
+    return SimulatorSettings(
+        calibration=by_name.get(personality_key(whole)) if whole else None, calibrations=by_name
+    )
 
 
 def _sensei_result(run: Run) -> dict[str, Any]:
