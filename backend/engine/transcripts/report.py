@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine.personal_data import RULES, mask_text
 from engine.transcripts.fidelity import LABELS
@@ -17,7 +17,10 @@ from engine.transcripts.model import Conversation
 
 
 class TranscriptDocument(BaseModel):
-    """The base of the Transcripts page's documents (one OpenAPI extension serves them all)."""
+    """The base of the Transcripts page's documents (one OpenAPI extension serves them all); every field is
+    present in an answer, so the generated client sees none as optional."""
+
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
 class TranscriptTurn(TranscriptDocument):

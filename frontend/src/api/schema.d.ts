@@ -1808,7 +1808,7 @@ export interface components {
             uncalibrated_conversations: number;
             /** @default 0 */
             calibrated_conversations: number;
-            measures?: components["schemas"]["FidelityMeasure"][];
+            measures: components["schemas"]["FidelityMeasure"][];
             /** @default null */
             overall_gap_uncalibrated: number | null;
             /** @default null */
