@@ -18,7 +18,7 @@ import {
   Text,
   Title,
 } from "@mantine/core";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useProfiles } from "../../api/profiles";
 import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
@@ -87,11 +87,11 @@ function UploadSection({ projectId }: { projectId: number }) {
           {rejected.join("; ")}
         </Alert>
       )}
-      {progress && (
+      {(upload.isPending || progress) && (
         <Stack gap={4}>
           <Progress value={percent} aria-label="Upload progress" animated={upload.isPending} />
           <Text size="sm" role="status">
-            {percent}% sent · {progress.upload.conversations} conversations imported
+            {percent}% sent · {progress?.upload.conversations ?? 0} conversations imported
             {upload.isSuccess ? " · done" : ""}
           </Text>
         </Stack>
@@ -227,6 +227,11 @@ function ModelSection({ projectId, overview }: { projectId: number; overview: Tr
   const [tracerRun, setTracerRun] = useState<number | null>(null);
   const [fidelityRuns, setFidelityRuns] = useState<number[]>([]);
   const tracer = useFollowedRun(tracerRun);
+  const built = tracer.run?.status === "succeeded";
+  const refetchProfiles = profiles.refetch;
+  useEffect(() => {
+    if (built) void refetchProfiles(); // the run filed its profiles: the fidelity check runs them
+  }, [built, refetchProfiles]);
   const empty = overview.conversations === 0;
   const calibrated = calibrate.data !== undefined || overview.calibrated_personality !== null;
   const runnable = (profiles.data ?? []).filter((profile) => profile.valid).slice(0, FIDELITY_PROFILES);
@@ -317,7 +322,7 @@ function ModelSection({ projectId, overview }: { projectId: number; overview: Tr
 }
 
 function FidelitySection({ projectId, overview }: { projectId: number; overview: TranscriptsOverview }) {
-  const report = useFidelity(projectId, overview.conversations > 0 ? 3000 : false);
+  const report = useFidelity(projectId, overview.conversations > 0 ? 5000 : false);
   if (overview.conversations === 0 || report.data === undefined) return null;
   return (
     <Section title="Fidelity report">
