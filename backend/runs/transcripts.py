@@ -366,9 +366,9 @@ class CalibrateView(APIView):
 
 def _latest_sensei(project: Project, *, calibrated: bool) -> tuple[int, Any] | None:
     runs = Run.objects.filter(project=project, kind=Run.Kind.SENSEI, status=Run.Status.SUCCEEDED)
-    runs = (
-        runs.exclude(input__calibrated_user=None) if calibrated else runs.filter(input__calibrated_user=None)
-    )
+    # A run that names no calibrated user has no such key at all (a JSON-null filter would never match it).
+    with_user = runs.filter(input__has_key="calibrated_user")
+    runs = with_user if calibrated else runs.exclude(pk__in=with_user.values("pk"))
     run = runs.order_by("-finished_at", "-id").first()
     if run is None:
         return None

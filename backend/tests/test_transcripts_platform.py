@@ -285,6 +285,25 @@ def test_calibrating_stores_a_personality_with_the_measured_parameters(auth_api,
     report = auth_api.get(f"/api/projects/{project.pk}/transcripts/fidelity/").json()
     assert report["real_conversations"] == 150 and report["closer"] is None
     assert {row["name"] for row in report["measures"]} >= {"leave_after", "user_turns"}
+    # The latest finished SENSEI run without `calibrated_user`, and the latest with it, are the two sides.
+    sides = {}
+    for name, extra in (("plain", {}), ("calibrated", {"calibrated_user": "calibrated-user"})):
+        run = Run.objects.create(
+            kind=Run.Kind.SENSEI,
+            owner=auth_api.user,
+            project=project,
+            status="succeeded",
+            input={"seed": 1, **extra},
+        )
+        turns = [
+            {"role": "user", "text": "hi there " * (3 if extra else 9)},
+            {"role": "bot", "text": "hello"},
+        ]
+        Conversation.objects.create(run=run, profile="p", index=0, record={"turns": turns})
+        sides[name] = run.pk
+    report = auth_api.get(f"/api/projects/{project.pk}/transcripts/fidelity/").json()
+    assert (report["uncalibrated_run"], report["calibrated_run"]) == (sides["plain"], sides["calibrated"])
+    assert report["closer"] is not None and report["overall_gap_uncalibrated"] is not None
 
 
 CALIBRATED = """\
