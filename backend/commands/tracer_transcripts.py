@@ -32,14 +32,9 @@ def run(args: argparse.Namespace) -> int:
     from engine.evaluation.doubles import NOTE, imperfect_factory
     from engine.llm import LLMClient, ProviderState, UsageLedger
     from engine.tracer import TracerConfig
-    from engine.tracer.deps import sensei_errors
-    from engine.tracer.from_transcripts import (
-        PROVENANCE_FILE,
-        SamplingPlan,
-        model_from_transcripts,
-        read_conversations,
-    )
-    from engine.tracer.traffic_profiles import TRAFFIC_FOLDER, traffic_profiles
+    from engine.tracer.from_transcripts import PROVENANCE_FILE, SamplingPlan, read_conversations
+    from engine.tracer.traffic_profiles import TRAFFIC_FOLDER
+    from engine.tracer.transcript_build import build_from_transcripts
     from engine.transcripts import TranscriptError
 
     source, out = Path(args.from_transcripts), Path(args.out)
@@ -68,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             provider_config_from_args(args), guard=guard, ledger=UsageLedger(), state=ProviderState()
         )
     with client as llm:
-        built = model_from_transcripts(
+        build = build_from_transcripts(
             conversations,
             llm,
             config=config,
@@ -77,12 +72,7 @@ def run(args: argparse.Namespace) -> int:
             context=cli_context(verbose=args.verbose),
             on_plan=show_plan,
         )
-    written = traffic_profiles(
-        conversations,
-        fallback=built.model.fallback,
-        language=built.model.languages[0] if built.model.languages else "English",
-        validate=sensei_errors,
-    )
+    built, written = build.built, build.traffic
     folder = out / TRAFFIC_FOLDER
     folder.mkdir(exist_ok=True)
     for profile in written:

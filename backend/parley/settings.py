@@ -171,6 +171,8 @@ REST_FRAMEWORK = {
         "jobs": env.str("PARLEY_JOBS_THROTTLE", "30/min"),
         # "Keep me signed in": every new tab of a remembered browser asks once for a token.
         "resume": env.str("PARLEY_RESUME_THROTTLE", "30/min"),
+        # The Transcripts page: chunks of an upload (about 1 MiB each), the overview, calibration.
+        "transcripts": env.str("PARLEY_TRANSCRIPTS_THROTTLE", "600/min"),
     },
     # nginx is the one proxy in front of gunicorn; its X-Forwarded-For entry identifies the client. When Django
     # is reached directly (no nginx), `make run` sets this to 0 so a client cannot choose its own address.
@@ -211,6 +213,7 @@ SPECTACULAR_SETTINGS = {
         "ConversationVerdictEnum": "runs.http.conversation_list.VERDICTS",
         "QualifyVerdictEnum": "engine.evaluation.qualify_result.VERDICTS",
         "QualifyRoleEnum": "engine.evaluation.qualify_result.ROLES",
+        "TurnRoleEnum": ["user", "bot"],  # who speaks a turn, in every transcript shape
     },
 }
 
@@ -283,6 +286,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("PARLEY_MAX_BODY_BYTES", 5 * 1024 * 1024, minimum=1024)
+# The largest transcript file one upload may send (in chunks of at most 4 MiB).
+PARLEY_TRANSCRIPT_MAX_BYTES = env.int("PARLEY_TRANSCRIPT_MAX_BYTES", 200 * 1024 * 1024, minimum=1024)
 # One uploaded YAML file (profile, rule, personality, connector); engine.yamlguard adds node and alias limits.
 PARLEY_MAX_YAML_BYTES = env.int("PARLEY_MAX_YAML_BYTES", 1024 * 1024, minimum=1024)
 if PRODUCTION:

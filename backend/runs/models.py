@@ -253,3 +253,63 @@ class SecurityAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.attack_id} #{self.index} of run {self.run_id}: {self.verdict}"
+
+
+class TranscriptUpload(models.Model):
+    """A transcript file a project's owner sends in chunks (runs.http.transcripts); what it remembers between chunks
+    is the engine's `ChunkState` (format, CSV header, counts) — never a conversation's text."""
+
+    class Status(models.TextChoices):
+        RECEIVING = "receiving"
+        DONE = "done"
+        FAILED = "failed"
+
+    project = models.ForeignKey(
+        "workspace.Project", on_delete=models.CASCADE, related_name="transcript_uploads"
+    )
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=200)
+    size = models.BigIntegerField()  # declared by the client, for the progress bar and the size cap
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RECEIVING)
+    state = models.JSONField(default=dict)  # engine.transcripts.chunks.ChunkState
+    chunks = models.PositiveIntegerField(default=0)
+    offset = models.BigIntegerField(default=0)  # bytes of the file read so far (the next chunk starts here)
+    conversations = models.PositiveIntegerField(default=0)
+    problems = models.JSONField(default=list)  # the first ones, masked (engine.transcripts.Problem)
+    problems_total = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    warnings = models.PositiveIntegerField(default=0)
+    masked = models.JSONField(default=dict)  # masked occurrences by kind
+    message = models.TextField(blank=True)  # why it failed
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"
+
+
+class ImportedConversation(models.Model):
+    """One production conversation of a project, masked before it was stored (engine.transcripts.Conversation)."""
+
+    project = models.ForeignKey(
+        "workspace.Project", on_delete=models.CASCADE, related_name="imported_conversations"
+    )
+    upload = models.ForeignKey(
+        TranscriptUpload, on_delete=models.CASCADE, related_name="conversations_stored"
+    )
+    number = models.PositiveIntegerField()  # 1, 2, … in the project, in the order they were imported
+    record = models.JSONField()
+    turns = models.PositiveIntegerField(default=0)
+    user_turns = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("number",)
+        constraints: ClassVar[list[models.BaseConstraint]] = [
+            models.UniqueConstraint(fields=["project", "number"], name="imported_conversation_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"conversation {self.number} of project {self.project_id}"

@@ -12,7 +12,8 @@ from rest_framework import serializers
 
 from engine.errors import ParleyError
 from engine.security import choose_states, states_from_tracer
-from runs.models import Artefact, Run
+from engine.transcripts import Conversation as ImportedRecord
+from runs.models import Artefact, ImportedConversation, Run
 from workspace import visibility
 
 ORDERINGS = {
@@ -98,3 +99,9 @@ def tracer_states(project_id: int, wanted: str | list[str], tracer_id: int | Non
         why = "; ".join(left_out) or "it recorded no turn for any functionality (a run older than found_at)"
         raise NoTracerStates(f"TRACER run #{tracer.pk} has no state to attack from: {why}.")
     return {"run": tracer.pk, "states": [s.to_json() for s in states], "left_out": left_out}
+
+
+def imported_conversations(project_id: int) -> list[ImportedRecord]:
+    """A project's imported conversations (already masked, D35), in the order they were uploaded."""
+    records = ImportedConversation.objects.filter(project_id=project_id).order_by("number")
+    return [ImportedRecord.model_validate(record) for record in records.values_list("record", flat=True)]

@@ -15,6 +15,7 @@ from runs.http.qualify_views import (
 from runs.http.security_compare import SecurityCompareView
 from runs.http.shrink_views import ShrinkReportView, ShrinkView
 from runs.http.streams import run_stream, runs_stream
+from runs.http.transcripts import CalibrateView, ChunkView, FidelityView, OverviewView, UploadsView
 from runs.http.views import ProjectRunsView, RunViewSet
 
 router = SimpleRouter()
@@ -44,6 +45,21 @@ urlpatterns = [
     path("projects/<int:project_id>/diff/", ModelDiffView.as_view(), name="project-diff"),
     path("projects/<int:project_id>/import/", ImportView.as_view(), name="project-import"),
     path("projects/<int:project_id>/export/", ExportView.as_view(), name="project-export"),
+    path("projects/<int:project_id>/transcripts/", OverviewView.as_view(), name="project-transcripts"),
+    path("projects/<int:project_id>/transcripts/uploads/", UploadsView.as_view(), name="transcript-uploads"),
+    path(
+        "projects/<int:project_id>/transcripts/uploads/<int:upload_id>/chunks/",
+        ChunkView.as_view(),
+        name="transcript-chunks",
+    ),
+    path(
+        "projects/<int:project_id>/transcripts/calibrate/",
+        CalibrateView.as_view(),
+        name="transcripts-calibrate",
+    ),
+    path(
+        "projects/<int:project_id>/transcripts/fidelity/", FidelityView.as_view(), name="transcripts-fidelity"
+    ),
     # Live updates (Server-Sent Events): nginx routes /api/stream/ to the ASGI process.
     path("stream/runs/", runs_stream, name="runs-stream"),
     path("stream/runs/<int:run_id>/", run_stream, name="run-stream"),

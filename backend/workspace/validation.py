@@ -16,6 +16,7 @@ import yaml
 from engine.check.errors import CheckError
 from engine.check.rules import parse_rule
 from engine.security import load_campaign
+from engine.sensei.calibration import CALIBRATED_KEYS, calibration_problem
 from engine.sensei.personalities import Personality as EnginePersonality
 from engine.sensei.validator import validate as validate_profile_text
 from engine.yamlguard import YAMLRefused, guard_yaml
@@ -81,7 +82,8 @@ def validate_rule(text: str) -> Validation:
 
 
 def validate_personality(text: str) -> Validation:
-    """A personality document: `name` and `context`, a list of sentences describing the persona."""
+    """A personality document: `name` and `context`, a list of sentences describing the persona; a calibrated
+    user (from transcripts) adds `parameters`, which the simulator enforces, and `measures` and `source`."""
     if refused := _refused(text):
         return refused
     try:
@@ -121,10 +123,17 @@ def validate_personality(text: str) -> Validation:
                 hint="context:\n  - You are in a hurry and answer briefly.",
             )
         )
-    for key in sorted(set(data) - {"name", "context"}):
+    parameters = data.get("parameters")
+    if parameters is not None and (why := calibration_problem(parameters)):
+        problems.append(_problem(f"`parameters`: {why}", path="parameters"))
+    for key in sorted(set(data) - {"name", "context", *CALIBRATED_KEYS}):
         problems.append(_problem(f"Unknown key `{key}` is ignored.", severity="warning", path=str(key)))
     valid = not any(p["severity"] == "error" for p in problems)
-    parsed = EnginePersonality(name.strip(), tuple(c.strip() for c in context)) if valid else None
+    parsed = (
+        EnginePersonality(name.strip(), tuple(c.strip() for c in context), parameters=parameters or None)
+        if valid
+        else None
+    )
     return Validation(
         valid=valid, problems=problems, name=name.strip() if isinstance(name, str) else None, parsed=parsed
     )

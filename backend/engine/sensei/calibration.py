@@ -14,7 +14,7 @@ The parameters travel as a personality (`calibrated_personality`): its context d
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,10 @@ from engine.sensei.personalities import Personality, personality_key
 from engine.transcripts.measures import Measures
 
 CALIBRATED = "calibrated-user"
+# The keys a calibrated personality document adds to `name` and `context`.
+CALIBRATED_KEYS = ("parameters", "measures", "source")
+_RATES = ("ignored_question", "correction", "change_of_mind")
+_COUNTS = ("word_counts", "turn_counts")
 
 
 @dataclass(frozen=True)
@@ -154,6 +158,40 @@ def calibrated_personality(measures: Measures, name: str = CALIBRATED) -> Person
             f"If the assistant fails to understand you {calibration.leave_after} times, you leave."
         )
     return Personality(name, tuple(context), parameters=calibration.parameters())
+
+
+def calibration_problem(parameters: object) -> str | None:
+    """Why `parameters` cannot be a calibrated user's (None when they can): the simulator trusts them."""
+    if not isinstance(parameters, Mapping):
+        return "a mapping of measured parameters is expected."
+    for name in _RATES:
+        value = parameters.get(name, 0.0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            return f"`{name}` must be a share between 0 and 1."
+    leave = parameters.get("leave_after", 0)
+    if isinstance(leave, bool) or not isinstance(leave, int) or not 0 <= leave <= 100:
+        return "`leave_after` must be a whole number of fallbacks from 0 (never leaves) to 100."
+    for name in _COUNTS:
+        values = parameters.get(name, [])
+        if not isinstance(values, list) or len(values) > 1000:
+            return f"`{name}` must be a list of at most 1000 counts."
+        if not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 10_000 for n in values):
+            return f"`{name}` must hold whole numbers from 0 to 10000."
+    for name in ("questions", "fillers"):
+        values = parameters.get(name, [])
+        if not isinstance(values, list) or len(values) > 1000 or not all(isinstance(v, str) for v in values):
+            return f"`{name}` must be a list of at most 1000 texts."
+    return None
+
+
+def calibrations_of(personalities: Iterable[Personality]) -> dict[str, Calibration]:
+    """Per personality name, the calibrated users among `personalities` (those carrying parameters)."""
+    found = {}
+    for personality in personalities:
+        calibration = calibration_of(personality)
+        if calibration is not None:
+            found[personality_key(personality.name)] = calibration
+    return found
 
 
 def calibration_of(personality: Personality | None) -> Calibration | None:

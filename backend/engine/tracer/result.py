@@ -17,6 +17,7 @@ class TracerSummary(BaseModel):
     was added still loads."""
 
     kind: Literal["tracer"] = "tracer"
+    source: Literal["live", "transcripts"] = "live"  # explored live, or built from imported conversations
     ok: bool = False  # a model with a functionality and a valid profile (the CLI's exit 0)
     functionalities: int = 0
     profiles: int = 0
@@ -24,3 +25,41 @@ class TracerSummary(BaseModel):
     resumed: bool = False  # continued from a checkpoint after a crash
     warnings: list[str] = Field(default_factory=list)
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    transcripts: TranscriptBuildResult | None = (
+        None  # a model built from transcripts: its sample, paths, reach
+    )
+
+
+class Reached(BaseModel):
+    conversations: float  # imported conversations estimated to reach the functionality
+    share: float  # of all imported conversations, 0..1
+
+
+class TrafficProfileSummary(BaseModel):
+    name: str
+    kind: str  # frequent | rare
+    share: float
+    valid: bool
+    errors: list[str] = Field(default_factory=list)
+
+
+class TranscriptBuildResult(BaseModel):
+    """What a model built from transcripts holds, in numbers (the platform run's result)."""
+
+    ok: bool
+    source: Literal["transcripts"] = "transcripts"
+    conversations: int  # imported
+    sampled: int  # read by the LLM
+    paths: int  # distinct first answers of the chatbot
+    estimated_calls: int  # the plan's estimate, before the first call
+    llm_calls: int  # what the build spent
+    cost_usd: float
+    functionalities: int
+    profiles: int
+    valid_profiles: int
+    reached: dict[str, Reached] = Field(default_factory=dict)
+    traffic_profiles: list[TrafficProfileSummary] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+TracerSummary.model_rebuild()

@@ -16,6 +16,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from engine.personal_data import RULES, Masker, asks_name, mask_text
 from engine.transcripts.json_formats import read_jsonl, read_rasa
@@ -38,10 +39,8 @@ def detect_format(source: Path, encoding: str | None = None) -> Format:
     if source.is_dir():
         return "botium"
     name = source.name.lower()
-    if name.endswith(".convo.txt"):
-        return "botium"
-    if name.endswith((".csv", ".tsv")):
-        return "csv"
+    if name.endswith((".convo.txt", ".csv", ".tsv")):
+        return format_from_head(source.name, [], lambda: None)
     reader = LineReader(source, Problems(), encoding=encoding)
     first: list[str] = []
     for line in reader:
@@ -49,31 +48,40 @@ def detect_format(source: Path, encoding: str | None = None) -> Format:
             first.append(line.text.strip())
         if len(first) >= _SNIFF_LINES:
             break
+    return format_from_head(source.name, first, lambda: _first_record(source, encoding))
+
+
+def format_from_head(name: str, first: list[str], first_record: Callable[[], Any]) -> Format:
+    """The format of a file called `name` whose first non-empty lines are `first`; `first_record` reads its
+    first JSON record when needed (Rasa when it is an event or a tracker, else JSON lines). The file import and
+    the platform's chunked upload decide alike."""
+    lowered = name.lower()
+    if lowered.endswith(".convo.txt"):
+        return "botium"
+    if lowered.endswith((".csv", ".tsv")):
+        return "csv"
     if not first:
-        raise TranscriptError(f"{source.name} holds no text.")
+        raise TranscriptError(f"{name} holds no text.")
     if any(line.lower().split(" ", 1)[0] in {"#me", "#bot"} for line in first):
         return "botium"
     if first[0][:1] in {"{", "["}:
-        return _json_flavour(source, encoding)
-    if name.endswith((".jsonl", ".ndjson", ".json")):
-        return "jsonl"
-    raise TranscriptError(
-        f"Cannot tell the format of {source.name}: pass --format jsonl, csv, rasa or botium."
-    )
-
-
-def _json_flavour(source: Path, encoding: str | None) -> Format:
-    """Rasa when the first JSON record is an event or a tracker (a pretty-printed tracker is read whole, up to
-    its limit, since its `events` may come after many slots), else JSON lines."""
-    records = json_records(LineReader(source, Problems(), encoding=encoding), Problems(), None)
-    for _, value in records:
-        record = value[0] if isinstance(value, list) and value else value
+        record = first_record()
+        record = record[0] if isinstance(record, list) and record else record
         if isinstance(record, dict) and (
             isinstance(record.get("event"), str) or isinstance(record.get("events"), list)
         ):
             return "rasa"
-        break
-    return "jsonl"
+        return "jsonl"
+    if lowered.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    raise TranscriptError(f"Cannot tell the format of {name}: pass --format jsonl, csv, rasa or botium.")
+
+
+def _first_record(source: Path, encoding: str | None) -> Any:
+    """The first JSON record of `source` (a pretty-printed tracker is read whole, up to its limit, since its
+    `events` may come after many slots)."""
+    records = json_records(LineReader(source, Problems(), encoding=encoding), Problems(), None)
+    return next((value for _, value in records), None)
 
 
 def _files(source: Path) -> Iterator[tuple[Path, str | None]]:
@@ -87,7 +95,7 @@ def _files(source: Path) -> Iterator[tuple[Path, str | None]]:
         yield path, str(path.relative_to(source))
 
 
-def _mask(raw: RawConversation, number: int, fmt: Format, problems: Problems) -> Conversation:
+def mask_conversation(raw: RawConversation, number: int, fmt: Format, problems: Problems) -> Conversation:
     masker = Masker()
     texts: list[str] = []
     for turn in raw.turns:
@@ -197,7 +205,7 @@ def _import(
                         raw.file,
                     )
                     break
-                conversation = _mask(raw, summary.conversations + 1, chosen, problems)
+                conversation = mask_conversation(raw, summary.conversations + 1, chosen, problems)
                 written.write(conversation.model_dump_json(exclude_none=True) + "\n")
                 summary.conversations += 1
                 summary.turns += len(conversation.turns)

@@ -79,6 +79,29 @@ def clean_text(text: str) -> tuple[str, str | None]:
     return text, "; ".join(notes) or None
 
 
+def checked_line(
+    number: int, text: str, encoding: str, problems: Problems, label: str | None = None
+) -> Line | None:
+    """Line `number` cleaned (control characters, lone surrogates), or None when it holds bytes that are not
+    valid in `encoding` (a problem says so); shared by the file reader and the platform's chunks."""
+    bad = _UNDECODABLE.search(text)
+    if bad:
+        byte = ord(bad.group(0)) - 0xDC00
+        problems.add(
+            number,
+            "error",
+            f"not valid {encoding.removesuffix('-sig').upper()} (byte 0x{byte:02X} at column "
+            f"{bad.start() + 1}); skipped — save the file as UTF-8, or pass its encoding "
+            "(--encoding cp1252)",
+            label,
+        )
+        return None
+    text, note = clean_text(text)
+    if note:
+        problems.add(number, "warning", note, label)
+    return Line(number, text)
+
+
 class LineReader:
     """The lines of one file, decoded and cleaned; problems go to `problems`. Iterate once."""
 
@@ -127,23 +150,9 @@ class LineReader:
                         self.label,
                     )
                     continue
-                text = text.removesuffix("\n")
-                bad = _UNDECODABLE.search(text)
-                if bad:
-                    byte = ord(bad.group(0)) - 0xDC00
-                    self.problems.add(
-                        number,
-                        "error",
-                        f"not valid {encoding.removesuffix('-sig').upper()} (byte 0x{byte:02X} at column "
-                        f"{bad.start() + 1}); skipped — save the file as UTF-8, or pass its encoding "
-                        "(--encoding cp1252)",
-                        self.label,
-                    )
-                    continue
-                text, note = clean_text(text)
-                if note:
-                    self.problems.add(number, "warning", note, self.label)
-                yield Line(number, text)
+                line = checked_line(number, text.removesuffix("\n"), encoding, self.problems, self.label)
+                if line is not None:
+                    yield line
 
     def _drain(self, stream: io.TextIOWrapper) -> None:
         """Read on to the end of an overlong line without keeping it."""

@@ -12,6 +12,7 @@ from engine.security import needs_model
 from engine.security.records import AttemptRecord
 from engine.sensei import new_seed
 from runs.http.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
+from runs.http.transcript_inputs import calibrated_user_input, transcript_tracer_input
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.result_schema import ResultField, served_result
 from runs.selectors import NoTracerStates, tracer_states
@@ -177,6 +178,21 @@ class RunRequestSerializer(serializers.Serializer[Any]):
         help_text="Mutants drawn per mutation operator; 1 when omitted.",
     )
 
+    source = serializers.ChoiceField(
+        choices=["chatbot", "transcripts"],
+        required=False,
+        help_text="TRACER: explore the chatbot (default), or build the model from the project's imported "
+        "conversations (no chatbot call; `sample` of them are read).",
+    )
+    sample = serializers.IntegerField(
+        min_value=1, max_value=500, required=False, help_text="TRACER from transcripts: conversations read."
+    )
+    calibrated_user = serializers.CharField(
+        max_length=200,
+        required=False,
+        help_text="SENSEI: a calibrated personality of the project whose measured behaviour the simulator "
+        "enforces on every profile (as `--calibrated-user`).",
+    )
     campaign = serializers.IntegerField(required=False, help_text="Security: the campaign to run.")
     tracer = serializers.IntegerField(
         required=False,
@@ -204,6 +220,8 @@ class RunRequestSerializer(serializers.Serializer[Any]):
         return {"kind": kind, "input": builder(project, attrs)}
 
     def _tracer(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("source") == "transcripts":
+            return transcript_tracer_input(project, attrs.get("sample"), attrs.get("seed"))
         missing = [name for name in ("sessions", "turns") if name not in attrs]
         if missing:
             raise serializers.ValidationError({name: ["This field is required."] for name in missing})
@@ -241,6 +259,7 @@ class RunRequestSerializer(serializers.Serializer[Any]):
             # README D6: the run's override beats each profile's llm.model, which beats the project's simulation model.
             "model": attrs.get("model", "").strip() or None,
             "repeats": attrs.get("repeats", 1),
+            **calibrated_user_input(project, attrs.get("calibrated_user")),
         }
 
     def _check(self, project: Project, attrs: dict[str, Any]) -> dict[str, Any]:

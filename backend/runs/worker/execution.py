@@ -27,8 +27,10 @@ from engine.evaluation.report import render_markdown
 from engine.evaluation.result import bench_summary
 from engine.llm import LLMClient
 from engine.regression import Repeats, reliability, run_data
-from engine.sensei import SenseiJob, load_profile, new_seed, run_profiles
+from engine.sensei import SenseiJob, SimulatorSettings, load_profile, new_seed, run_profiles
+from engine.sensei.calibration import calibrations_of
 from engine.sensei.personalities import Personality as EnginePersonality
+from engine.sensei.personalities import personality_key
 from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 from engine.tracer.artefacts import graph_json, model_json, report_md
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
@@ -37,6 +39,7 @@ from runs.worker import deps
 from runs.worker.checkpoints import checkpointer
 from runs.worker.replay import replay_for, save_replay
 from runs.worker.reporting import RunRecorder, recorder_of, run_context
+from runs.worker.transcript_runs import execute_tracer_from_transcripts
 from workspace.models import Profile, Rule
 from workspace.validation import validate_personality, validate_profile
 
@@ -48,6 +51,8 @@ def _finish_cancelled(recorder: RunRecorder, result: dict[str, Any]) -> dict[str
 
 # -- TRACER ---------------------------------------------------------------------------------------------------
 def execute_tracer(run: Run) -> dict[str, Any]:
+    if run.input.get("source") == "transcripts":  # the model from the project's imported conversations
+        return execute_tracer_from_transcripts(run)
     project = run.project
     context = run_context(run.pk)
     recorder = recorder_of(context)
@@ -176,6 +181,7 @@ def execute_sensei(run: Run) -> dict[str, Any]:
             user_model=run.input.get("model"),
             replan=repeats.plan,
             thread_cleanup=connections.close_all,  # each worker thread closes its own database connection
+            settings=_calibrated(run, personalities),
         )
         # The engine files the plan (artefact "plan") before the first conversation: a resumed attempt plans alike.
         summary = run_profiles(job, context)
@@ -206,6 +212,18 @@ def _personalities(run: Run) -> list[EnginePersonality]:
         snapshots = [{"text": p.text} for p in run.project.personalities.filter(valid=True)]
     parsed = [validate_personality(item["text"]).parsed for item in snapshots]
     return [p for p in parsed if isinstance(p, EnginePersonality)]
+
+
+def _calibrated(run: Run, personalities: list[EnginePersonality]) -> SimulatorSettings:
+    """The calibrated users the simulator enforces, as the CLI's: the one named for the whole run
+    (`calibrated_user`, like `--calibrated-user`), else each profile's calibrated personality."""
+    by_name = calibrations_of(personalities)
+    whole = run.input.get("calibrated_user")
+    if whole and personality_key(whole) not in by_name:
+        raise ParleyError(f"The personality {whole!r} is not a calibrated user any more.")
+    return SimulatorSettings(
+        calibration=by_name.get(personality_key(whole)) if whole else None, calibrations=by_name
+    )
 
 
 def _sensei_result(run: Run) -> dict[str, Any]:

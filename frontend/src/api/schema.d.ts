@@ -941,6 +941,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/{project_id}/transcripts/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's imported conversations: counts, masking rules, a sample, the real users' measures */
+        get: operations["projects_transcripts_retrieve"];
+        put?: never;
+        post?: never;
+        /** Forget every imported conversation of the project */
+        delete: operations["projects_transcripts_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/transcripts/calibrate/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Calibrate a simulated user */
+        post: operations["projects_transcripts_calibrate_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/transcripts/fidelity/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Simulated users against the real ones, per measure */
+        get: operations["projects_transcripts_fidelity_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/transcripts/uploads/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a transcript upload */
+        post: operations["projects_transcripts_uploads_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}/transcripts/uploads/{upload_id}/chunks/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one chunk of a transcript file: it is read and masked before anything is stored
+         * @description The raw bytes of one chunk; parsers are not used (the body is read as it is).
+         */
+        post: operations["projects_transcripts_uploads_chunks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/providers/": {
         parameters: {
             query?: never;
@@ -1649,6 +1738,12 @@ export interface components {
             /** @default 1 */
             high: number;
         };
+        CalibrationDocument: {
+            personality: number;
+            name: string;
+            leave_after: number;
+            measures: components["schemas"]["MeasureSummary"];
+        };
         Campaign: {
             readonly id: number;
             /** @description Defaults to the name in the YAML. */
@@ -2106,7 +2201,7 @@ export interface components {
             reason: string;
             explanation: string;
             /** @default rule */
-            source: components["schemas"]["SourceEnum"];
+            source: components["schemas"]["FailureCheckSourceEnum"];
             failing_turn: number;
             failing_step: number;
             /** @default null */
@@ -2114,6 +2209,8 @@ export interface components {
         };
         /** @enum {string} */
         FailureCheckKindEnum: "error" | "reply";
+        /** @enum {string} */
+        FailureCheckSourceEnum: "rule" | "llm";
         /**
          * @description * `chatbot` - chatbot
          *     * `simulated_user` - simulated_user
@@ -2123,6 +2220,38 @@ export interface components {
          * @enum {string}
          */
         FaultEnum: "chatbot" | "simulated_user" | "parley_llm" | "infrastructure" | "test_setup";
+        FidelityMeasure: {
+            name: string;
+            label: string;
+            real: number;
+            /** @default null */
+            uncalibrated: number | null;
+            /** @default null */
+            calibrated: number | null;
+            /** @default null */
+            gap_uncalibrated: number | null;
+            /** @default null */
+            gap_calibrated: number | null;
+        };
+        /** @description Real users against the simulated ones of two SENSEI runs: one without, one with the calibrated user. */
+        FidelityReport: {
+            real_conversations: number;
+            /** @default null */
+            uncalibrated_run: number | null;
+            /** @default null */
+            calibrated_run: number | null;
+            /** @default 0 */
+            uncalibrated_conversations: number;
+            /** @default 0 */
+            calibrated_conversations: number;
+            measures: components["schemas"]["FidelityMeasure"][];
+            /** @default null */
+            overall_gap_uncalibrated: number | null;
+            /** @default null */
+            overall_gap_calibrated: number | null;
+            /** @default null */
+            closer: boolean | null;
+        };
         /**
          * @description What one oracle decided about one reply.
          *
@@ -2161,6 +2290,10 @@ export interface components {
             detail: string;
             count: number;
         };
+        ImportedTurn: {
+            role: components["schemas"]["TurnRoleEnum"];
+            text: string;
+        };
         LLMKey: {
             readonly id: number;
             name: string;
@@ -2189,6 +2322,27 @@ export interface components {
             password: string;
             /** @description Keep me signed in: the response also sets an HttpOnly cookie that lets new tabs of this browser get their own token from /api/auth/resume/. */
             remember?: boolean;
+        };
+        MaskExample: {
+            text: string;
+            masked: string;
+        };
+        MaskingRule: {
+            kind: string;
+            placeholder: string;
+            what: string;
+            masked: components["schemas"]["MaskExample"][];
+            kept: components["schemas"]["MaskExample"][];
+        };
+        MeasureSummary: {
+            conversations: number;
+            words_per_message: number;
+            user_turns: number;
+            ignored_question: number;
+            correction: number;
+            change_of_mind: number;
+            leave_after: number;
+            left_on_fallback: number;
         };
         /**
          * @description * `model` - Model
@@ -2743,6 +2897,10 @@ export interface components {
         };
         /** @enum {string} */
         QualifyVerdictEnum: "qualified" | "usable with care" | "not qualified" | "too few to tell";
+        Reached: {
+            conversations: number;
+            share: number;
+        };
         Recommendation: {
             simulated_user: string;
             judge: string;
@@ -2990,11 +3148,28 @@ export interface components {
             repeats?: number;
             /** @description Mutants drawn per mutation operator; 1 when omitted. */
             mutants_per_operator?: number;
+            /**
+             * @description TRACER: explore the chatbot (default), or build the model from the project's imported conversations (no chatbot call; `sample` of them are read).
+             *
+             *     * `chatbot` - chatbot
+             *     * `transcripts` - transcripts
+             */
+            source?: components["schemas"]["RunRequestSourceEnum"];
+            /** @description TRACER from transcripts: conversations read. */
+            sample?: number;
+            /** @description SENSEI: a calibrated personality of the project whose measured behaviour the simulator enforces on every profile (as `--calibrated-user`). */
+            calibrated_user?: string;
             /** @description Security: the campaign to run. */
             campaign?: number;
             /** @description Security, a campaign with `from:`: the TRACER run whose states it attacks from (default: the project's latest finished one). */
             tracer?: number;
         };
+        /**
+         * @description * `chatbot` - chatbot
+         *     * `transcripts` - transcripts
+         * @enum {string}
+         */
+        RunRequestSourceEnum: "chatbot" | "transcripts";
         RunResult: components["schemas"]["TracerSummary"] | components["schemas"]["BenchSummary"] | components["schemas"]["CampaignSummary"] | components["schemas"]["DraftsSummary"] | components["schemas"]["PinnedShrink"] | components["schemas"]["QualifyResult"];
         /** @description A comparison of two campaign runs of the platform: the engine's document and the two run ids. */
         RunSecurityComparison: {
@@ -3079,8 +3254,6 @@ export interface components {
          * @enum {string}
          */
         SizeEnum: "default" | "small" | "tiny";
-        /** @enum {string} */
-        SourceEnum: "rule" | "llm";
         StateRow: {
             /** @default 0 */
             attempts: number;
@@ -3156,6 +3329,8 @@ export interface components {
              * @enum {string}
              */
             kind: "tracer";
+            /** @default live */
+            source: components["schemas"]["TracerSummarySourceEnum"];
             /** @default false */
             ok: boolean;
             /** @default 0 */
@@ -3168,19 +3343,76 @@ export interface components {
             resumed: boolean;
             warnings: string[];
             usage: components["schemas"]["UsageTotals"];
+            /** @default null */
+            transcripts: components["schemas"]["TranscriptBuildResult"] | null;
         };
         /** @enum {string} */
         TracerSummaryKindEnum: "tracer";
+        /** @enum {string} */
+        TracerSummarySourceEnum: "live" | "transcripts";
+        TrafficProfileSummary: {
+            name: string;
+            kind: string;
+            share: number;
+            valid: boolean;
+            errors: string[];
+        };
+        /** @description What a model built from transcripts holds, in numbers (the platform run's result). */
+        TranscriptBuildResult: {
+            ok: boolean;
+            /** @default transcripts */
+            source: components["schemas"]["TranscriptBuildResultSourceEnum"];
+            conversations: number;
+            sampled: number;
+            paths: number;
+            estimated_calls: number;
+            llm_calls: number;
+            cost_usd: number;
+            functionalities: number;
+            profiles: number;
+            valid_profiles: number;
+            reached: {
+                [key: string]: components["schemas"]["Reached"];
+            };
+            traffic_profiles: components["schemas"]["TrafficProfileSummary"][];
+            warnings: string[];
+        };
+        /** @enum {string} */
+        TranscriptBuildResultSourceEnum: "transcripts";
+        /** @description An imported conversation as the page shows it (masked, as stored). */
+        TranscriptConversation: {
+            id: string;
+            line: number;
+            turns: components["schemas"]["ImportedTurn"][];
+            masked: {
+                [key: string]: number;
+            };
+        };
+        TranscriptProblem: {
+            line: number;
+            severity: components["schemas"]["SeverityEnum"];
+            message: string;
+        };
         TranscriptTurn: {
-            role: components["schemas"]["TranscriptTurnRoleEnum"];
+            role: components["schemas"]["TurnRoleEnum"];
             text: string;
             /** @default attack */
             phase: components["schemas"]["PhaseEnum"];
             /** @default null */
             latency_s: number | null;
         };
-        /** @enum {string} */
-        TranscriptTurnRoleEnum: "user" | "bot";
+        TranscriptsOverview: {
+            conversations: number;
+            turns: number;
+            user_turns: number;
+            uploads: components["schemas"]["UploadDocument"][];
+            rules: components["schemas"]["MaskingRule"][];
+            sample: components["schemas"]["TranscriptConversation"][];
+            /** @default null */
+            measures: components["schemas"]["MeasureSummary"] | null;
+            /** @default null */
+            calibrated_personality: number | null;
+        };
         /**
          * @description * `api` - API
          *     * `cli` - Command line
@@ -3188,6 +3420,8 @@ export interface components {
          * @enum {string}
          */
         TriggerSourceEnum: "api" | "cli" | "schedule";
+        /** @enum {string} */
+        TurnRoleEnum: "user" | "bot";
         /**
          * @description * `stage` - Stage
          *     * `progress` - Progress
@@ -3203,6 +3437,32 @@ export interface components {
         UndecidedAttempts: {
             baseline: components["schemas"]["AttemptBrief"][];
             run: components["schemas"]["AttemptBrief"][];
+        };
+        UploadDocument: {
+            id: number;
+            name: string;
+            size: number;
+            status: string;
+            /** @default null */
+            format: string | null;
+            chunks: number;
+            offset: number;
+            conversations: number;
+            problems: components["schemas"]["TranscriptProblem"][];
+            problems_total: number;
+            errors: number;
+            warnings: number;
+            masked: {
+                [key: string]: number;
+            };
+            message: string;
+            chunk_bytes: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        UploadRequestRequest: {
+            name: string;
+            size: number;
         };
         /**
          * @description The headline figures of a run's LLM usage, as a run's result carries them (the ledger's export, TRACER's
@@ -5148,6 +5408,145 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    projects_transcripts_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TranscriptsOverview"];
+                };
+            };
+        };
+    };
+    projects_transcripts_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    projects_transcripts_calibrate_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationDocument"];
+                };
+            };
+        };
+    };
+    projects_transcripts_fidelity_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FidelityReport"];
+                };
+            };
+        };
+    };
+    projects_transcripts_uploads_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                project_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadRequestRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadDocument"];
+                };
+            };
+        };
+    };
+    projects_transcripts_uploads_chunks_create: {
+        parameters: {
+            query: {
+                /** @description The chunk ends the file. */
+                final?: boolean;
+                /** @description Where in the file this chunk starts. */
+                offset: number;
+            };
+            header?: never;
+            path: {
+                project_id: number;
+                upload_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadDocument"];
                 };
             };
         };

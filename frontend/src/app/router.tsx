@@ -19,6 +19,8 @@ import { NAV_ITEMS } from "./navigation";
 /** The screens with the YAML editor load CodeMirror; they come in their own chunk, on first visit. */
 const connectorEditor = () =>
   import("../pages/connectors/ConnectorEditPage").then((module) => ({ Component: module.ConnectorEditPage }));
+const transcriptsPage = () =>
+  import("../pages/transcripts/TranscriptsPage").then((module) => ({ Component: module.TranscriptsPage }));
 const securityPage = () =>
   import("../pages/security/SecurityPage").then((module) => ({ Component: module.SecurityPage }));
 const securityRun = () =>
@@ -61,6 +63,7 @@ export const routes: RouteObject[] = [
               { path: "projects/:projectId/edit", element: <ProjectFormPage /> },
               { path: "projects/:projectId", element: <TestCenterPage /> },
               { path: "projects/:projectId/profiles/new", lazy: profileEditor },
+              { path: "projects/:projectId/transcripts", lazy: transcriptsPage },
               { path: "projects/:projectId/profiles/:profileId", lazy: profileEditor },
               ...dashboardRoutes,
               { path: "security", lazy: securityPage },

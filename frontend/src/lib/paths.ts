@@ -15,6 +15,7 @@ export const paths = {
   editProject: (id: number) => `/projects/${String(id)}/edit`,
   testCenter: (projectId: number, runId?: number) =>
     `/projects/${String(projectId)}` + (runId === undefined ? "" : `?run=${String(runId)}`),
+  transcripts: (projectId: number) => `/projects/${String(projectId)}/transcripts`,
   newProfile: (projectId: number) => `/projects/${String(projectId)}/profiles/new`,
   profile: (projectId: number, profileId: number) => `/projects/${String(projectId)}/profiles/${String(profileId)}`,
   /** The public dashboards: anyone can read public projects' runs without an account. */

@@ -106,6 +106,9 @@ export function TestCenterPage() {
               >
                 Explore with TRACER
               </Button>
+              <Button variant="default" component={Link} to={paths.transcripts(projectId)}>
+                Transcripts
+              </Button>
               <Button component={Link} to={paths.newProfile(projectId)}>
                 New profile
               </Button>
