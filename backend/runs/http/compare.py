@@ -32,6 +32,7 @@ from engine.regression import DEFAULT_THRESHOLD, CompareSettings, Comparison, Ru
 from runs import services
 from runs.http.serializers import RunSerializer
 from runs.models import Conversation, RuleResult, Run
+from runs.result_schema import openapi_30
 from runs.selectors import readable_runs
 from runs.worker import tasks
 from workspace import visibility
@@ -43,24 +44,6 @@ class RunComparison(Comparison):
 
     baseline_run: int
     run: int
-
-
-def _openapi_30(schema: Any) -> Any:
-    """Pydantic's JSON Schema as OpenAPI 3.0 reads it: `X | None` (anyOf with a null type) becomes
-    `nullable`, and the titles pydantic adds to every field go."""
-    if isinstance(schema, list):
-        return [_openapi_30(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    schema = {key: _openapi_30(value) for key, value in schema.items() if key != "title"}
-    options = schema.get("anyOf")
-    if isinstance(options, list) and {"type": "null"} in options:
-        rest = [option for option in options if option != {"type": "null"}]
-        del schema["anyOf"]
-        if len(rest) == 1 and "$ref" not in rest[0]:
-            return {**rest[0], **schema, "nullable": True}
-        return {**schema, **({"allOf": rest} if len(rest) == 1 else {"anyOf": rest}), "nullable": True}
-    return schema
 
 
 class ComparisonSchema(PydanticExtension):
@@ -78,10 +61,10 @@ class ComparisonSchema(PydanticExtension):
         )
         for name, sub_schema in schema.pop("$defs", {}).items():
             component = ResolvedComponent(
-                name=name, type=ResolvedComponent.SCHEMA, object=name, schema=_openapi_30(sub_schema)
+                name=name, type=ResolvedComponent.SCHEMA, object=name, schema=openapi_30(sub_schema)
             )
             auto_schema.registry.register_on_missing(component)
-        return _openapi_30(schema)
+        return openapi_30(schema)
 
 
 def check_reports(run: Run) -> list[dict[str, Any]]:

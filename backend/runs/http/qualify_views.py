@@ -26,7 +26,6 @@ from rest_framework.views import APIView
 from accounts.models import LLMKey
 from engine.evaluation.qualify_plan import SIZES
 from engine.evaluation.qualify_result import QualifyResult
-from runs.http.compare import ComparisonSchema
 from runs.http.serializers import RunSerializer
 from runs.models import Run
 from runs.qualify_plans import key_candidates, model_name, plan_estimate
@@ -35,12 +34,6 @@ from runs.worker import tasks
 from workspace.models import Project
 
 MAX_MODELS = 8
-
-
-class QualifyResultSchema(ComparisonSchema):
-    """`QualifyResult` in the generated client, as the comparison's schema is built."""
-
-    target_class = "engine.evaluation.qualify_result.QualifyResult"
 
 
 def _percent() -> serializers.FloatField:
