@@ -106,7 +106,7 @@ function ProjectForm({ project }: { project: Project | null }) {
     validate: {
       name: isNotEmpty("Give the project a name."),
       connector: isNotEmpty("Choose the chatbot's connector."),
-      // The server refuses it too: with a key, every run needs this model (runs.deps falls back on it).
+      // The server refuses it too: with a key, every run needs this model (runs.worker.deps falls back on it).
       exploration_model: (value, values) =>
         values.llm_key !== "" && value.trim() === ""
           ? "Choose the exploration model: TRACER explores with it, and SENSEI and checks fall back on it."
