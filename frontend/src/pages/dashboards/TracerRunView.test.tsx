@@ -14,7 +14,7 @@ describe("TRACER run page", () => {
       project: project.id,
       project_name: project.name,
       params: { sessions: 2, turns: 4 },
-      result: { functionalities: 0, profiles: 0, valid_profiles: 0 },
+      result: { kind: "tracer", functionalities: 0, profiles: 0, valid_profiles: 0 },
       usage: { calls: 9, prompt_tokens: 900, completion_tokens: 90, cost_usd: 0, unpriced_calls: 9 },
       cost_usd: 0,
     });

@@ -97,7 +97,7 @@ describe("test center", () => {
     stored.finished = {
       status: "succeeded",
       stage: "done",
-      result: { functionalities: 0, profiles: 0, valid_profiles: 0 },
+      result: { kind: "tracer", functionalities: 0, profiles: 0, valid_profiles: 0 },
     };
 
     const report = await within(dialog).findByRole("link", { name: "Open the report" }, { timeout: 8000 });
