@@ -39,6 +39,19 @@ def auth_api(user) -> APIClient:
     return client
 
 
+@pytest.fixture(autouse=True)
+def runs_stay_queued_without_a_worker(request, monkeypatch):
+    """A test that asks for no worker keeps the runs it creates off the queue.
+
+    Otherwise the session's Celery worker (alive once an earlier test started it) takes them, runs them against
+    whatever the test left behind, and its writes race the test's own — a flush at teardown deadlocked on them.
+    Tests that need runs executed ask for `celery_worker` or are marked `integration` (they start their own).
+    """
+    if "celery_worker" in request.fixturenames or request.node.get_closest_marker("integration"):
+        return
+    monkeypatch.setattr("runs.services._publish", lambda task, run_id: None)
+
+
 def _database_url(settings_dict: dict) -> str:
     host = settings_dict.get("HOST") or "127.0.0.1"
     port = settings_dict.get("PORT") or 5432

@@ -111,8 +111,6 @@ def test_the_owner_drafts_profiles_for_unreached_functionalities_as_editable_pro
     fake_llm,  # noqa: F811
     monkeypatch,
 ):
-    # The test executes the drafting run itself: the session's Celery worker must not take it as well.
-    monkeypatch.setattr("runs.services._publish", lambda task, run_id: None)
     tracer = tracer_run(project, auth_api.user)
     run = filled(project, auth_api.user, [record(0)])
     unknown = auth_api.post(

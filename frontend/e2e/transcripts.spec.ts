@@ -85,7 +85,8 @@ test("upload masked transcripts, build the model, calibrate and compare simulate
   await expect(page.getByRole("heading", { name: "Transcripts", level: 1 })).toBeVisible();
 
   // Upload: the bar moves chunk by chunk, then the whole file is in.
-  await page.getByTestId("file-input").setInputFiles(file);
+  // The test center's own drop zone (profiles, YAML) may still be in the page for a moment: take this page's.
+  await page.getByRole("region", { name: "Upload transcripts" }).getByTestId("file-input").setInputFiles(file);
   const bar = page.getByRole("progressbar", { name: "Upload progress" });
   await expect(bar).toBeVisible({ timeout: 30_000 });
   const seen = new Set<string>();

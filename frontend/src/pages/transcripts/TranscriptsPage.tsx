@@ -22,6 +22,7 @@ import { useEffect, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useProfiles } from "../../api/profiles";
 import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
+import { resultOf } from "../../api/runs";
 import {
   useCalibrate,
   useFidelity,
@@ -228,6 +229,7 @@ function ModelSection({ projectId, overview }: { projectId: number; overview: Tr
   const [fidelityRuns, setFidelityRuns] = useState<number[]>([]);
   const tracer = useFollowedRun(tracerRun);
   const built = tracer.run?.status === "succeeded";
+  const model = built && tracer.run ? resultOf(tracer.run, "tracer") : null;
   const refetchProfiles = profiles.refetch;
   useEffect(() => {
     if (built) void refetchProfiles(); // the run filed its profiles: the fidelity check runs them
@@ -297,11 +299,10 @@ function ModelSection({ projectId, overview }: { projectId: number; overview: Tr
         </Button>
       </Group>
       <RunLink runId={tracerRun} label="Model from transcripts" />
-      {tracer.run?.status === "succeeded" && (
+      {model && (
         <Text size="sm">
-          {String((tracer.run.result as { functionalities?: number }).functionalities ?? 0)} functionalities and{" "}
-          {String((tracer.run.result as { valid_profiles?: number }).valid_profiles ?? 0)} valid profiles from{" "}
-          {String((tracer.run.result as { sampled?: number }).sampled ?? 0)} conversations.
+          {String(model.functionalities)} functionalities and {String(model.valid_profiles)} valid profiles from{" "}
+          {String(model.transcripts?.sampled ?? 0)} conversations.
         </Text>
       )}
       {calibrate.data && (
