@@ -20,20 +20,29 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import GenerateJsonSchema, model_json_schema
 from rest_framework import serializers
 
+from engine.check.report import CheckRunSummary
 from engine.evaluation.qualify_result import QualifyResult
 from engine.evaluation.result import BenchSummary
 from engine.security.records import AttemptRecord
 from engine.security.result import CampaignSummary
+from engine.sensei.result import SenseiResult
 from engine.tracer.result import TracerSummary
 from runs.models import Run
 from runs.verdict_counts import refreshed_result
 from runs.worker.drafting import DraftsSummary
+from runs.worker.short_results import ConnectionTest, KeyCheck, ModelList, PingResult
 from runs.worker.shrinking import PinnedShrink
 
 logger = logging.getLogger(__name__)
 
 RESULT_MODELS: dict[str, type[BaseModel]] = {
+    Run.Kind.PING: PingResult,
+    Run.Kind.KEY_TEST: KeyCheck,
+    Run.Kind.KEY_MODELS: ModelList,
+    Run.Kind.CONNECTOR_TEST: ConnectionTest,
     Run.Kind.TRACER: TracerSummary,
+    Run.Kind.SENSEI: SenseiResult,
+    Run.Kind.CHECK: CheckRunSummary,
     Run.Kind.BENCH: BenchSummary,
     Run.Kind.SECURITY: CampaignSummary,
     Run.Kind.PROFILE_DRAFT: DraftsSummary,
@@ -43,10 +52,6 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
 
 # Every model the API serves through this hook: the results, and what a run stores row by row.
 SERVED_MODELS: set[type[BaseModel]] = {*RESULT_MODELS.values(), AttemptRecord}
-
-# Kinds whose result has no model yet: served as stored, a free-form object in the schema. Empty once every kind
-# has its model.
-UNTYPED_KINDS = sorted(set(Run.Kind) - set(RESULT_MODELS))
 
 
 def served_result(kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -140,12 +145,11 @@ class ResultSchema(PydanticExtension):
 
 class ResultFieldSchema(OpenApiSerializerFieldExtension):
     """`ResultField` in the schema: the `RunResult` union, or null (a `oneOf`, which the generated client reads
-    as a union; an `allOf` around a discriminated schema would lose the discriminator). While some kinds have no
-    model yet (`UNTYPED_KINDS`), a free-form object stands beside the union for them."""
+    as a union; an `allOf` around a discriminated schema would lose the discriminator). Every kind has its model
+    (tests/test_result_models.py holds that)."""
 
     target_class = "runs.result_schema.ResultField"
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> Any:
         component = auto_schema.resolve_serializer(RunResult, direction)
-        untyped = [{"type": "object", "additionalProperties": {}}] if UNTYPED_KINDS else []
-        return {"oneOf": [component.ref, *untyped], "nullable": True, "readOnly": True}
+        return {"oneOf": [component.ref], "nullable": True, "readOnly": True}

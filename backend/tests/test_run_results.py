@@ -14,7 +14,13 @@ from runs.result_schema import RESULT_MODELS
 from tests.factories import RunFactory
 
 TYPED = {
+    "ping": "PingResult",
+    "key_test": "KeyCheck",
+    "key_models": "ModelList",
+    "connector_test": "ConnectionTest",
     "tracer": "TracerSummary",
+    "sensei": "SenseiResult",
+    "check": "CheckRunSummary",
     "bench": "BenchSummary",
     "qualify": "QualifyResult",
     "security": "CampaignSummary",
@@ -92,6 +98,67 @@ OLD_SECURITY = {  # before attacks from TRACER's states
     ],
     "by_delivery": [],
     "by_attack_and_delivery": [],
+}
+OLD_SENSEI = {  # before verdicts: conversations and errors only
+    "ok": True,
+    "conversations": 6,
+    "with_errors": 1,
+    "warnings": ["The model refused temperature=0.2; it ran with its default."],
+}
+SENSEI_WITH_REPEATS = {  # before the replay was kept, with pass^k
+    "ok": False,
+    "conversations": 4,
+    "with_errors": 0,
+    "passed": 3,
+    "failed": 1,
+    "inconclusive": 0,
+    "failed_reasons": {"goal_not_met": 1},
+    "inconclusive_reasons": {},
+    "faults": {"chatbot": 1},
+    "verdict_rules": 2,
+    "simulator_slips": 2,
+    "reliability": [
+        {
+            "profile": "order",
+            "k": 2,
+            "planned": 2,
+            "counted": 2,
+            "pass_k": {"passed": 1, "failed": 1, "decided": 2, "rate": 0.5, "low": 0.09, "high": 0.91},
+            "pass_at_1": {"passed": 3, "failed": 1, "decided": 4, "rate": 0.75, "low": 0.3, "high": 0.95},
+            "repeats": 4,
+            "decided_repeats": 4,
+            "flaky": 1,
+            "min_pass_rate": 0.5,
+            "conversations": [
+                {
+                    "planned_index": 0,
+                    "inputs": {"size": "large", "toppings": ["ham", "olives"]},
+                    "repeats": 2,
+                    "decided": 2,
+                    "passed": 1,
+                    "pass_k": False,
+                    "pass_at_1": {
+                        "passed": 1,
+                        "failed": 1,
+                        "decided": 2,
+                        "rate": 0.5,
+                        "low": 0.09,
+                        "high": 0.91,
+                    },
+                    "verdict": "flaky",
+                }
+            ],
+        }
+    ],
+}
+OLD_CHECK = {
+    "ok": False,
+    "conversations": 3,
+    "rules": 2,
+    "passed": 1,
+    "failed": 1,
+    "error": 0,
+    "not_applicable": 0,
 }
 OLD_DRAFTS = {
     "profiles": [{"id": 3, "name": "draft_order", "valid": True}],
@@ -202,5 +269,35 @@ def test_old_drafts_and_shrink_results_load(auth_api):
 def test_a_run_without_a_result_serves_null_and_an_unreadable_one_never_a_500(auth_api):
     assert _served(auth_api, "tracer", {}, status=Run.Status.RUNNING) is None
     assert _served(auth_api, "bench", {"killed": "many"}) is None
-    # A kind with no model yet is served as stored.
-    assert _served(auth_api, "ping", {"pong": True}) == {"pong": True}
+    # Every kind has its model: a short run's result is served typed too.
+    assert _served(auth_api, "ping", {"pong": True}) == {
+        "kind": "ping",
+        "pong": True,
+        "worker": "",
+        "message": "",
+    }
+
+
+@pytest.mark.django_db
+def test_a_sensei_result_from_before_verdicts_keeps_its_counts_unknown(auth_api):
+    result = _served(auth_api, "sensei", OLD_SENSEI)
+    assert result["kind"] == "sensei" and result["conversations"] == 6 and result["with_errors"] == 1
+    # Not "0 failed": the run was never decided that way, and the page reads its pass rate from errors instead.
+    assert result["passed"] is None and result["failed"] is None and result["verdict_rules"] is None
+    assert (
+        result["reliability"] == []
+        and result["replay"] is None
+        and result["warnings"] == OLD_SENSEI["warnings"]
+    )
+
+
+@pytest.mark.django_db
+def test_a_sensei_result_with_repeats_and_a_check_result_load_typed(auth_api):
+    result = _served(auth_api, "sensei", SENSEI_WITH_REPEATS)
+    profile = result["reliability"][0]
+    assert profile["pass_k"]["rate"] == 0.5 and profile["flaky"] == 1
+    planned = profile["conversations"][0]
+    assert planned["verdict"] == "flaky" and planned["inputs"]["toppings"] == ["ham", "olives"]
+    assert result["faults"] == {"chatbot": 1} and result["models"] == {}
+    check = _served(auth_api, "check", OLD_CHECK)
+    assert check == {"kind": "check", **OLD_CHECK}

@@ -62,7 +62,7 @@ def run() -> Run:
 
 
 def test_the_result_and_statistics_count_verdicts_and_reasons(run):
-    result = _sensei_result(run)
+    result = _sensei_result(run).model_dump()
     assert (result["passed"], result["failed"], result["inconclusive"]) == (1, 1, 2)
     assert result["failed_reasons"] == {"chatbot_crash": 1}
     assert result["inconclusive_reasons"] == {"inputs_not_conveyed": 1, "rate_limited": 1}

@@ -107,6 +107,19 @@ class ErrorCodeCount(BaseModel):
     conversations: list[str]
 
 
+class CheckRunSummary(BaseModel):
+    """A check run in figures, as the platform stores and serves it (README D31): rules by status."""
+
+    kind: Literal["check"] = "check"
+    ok: bool = False  # every rule passed or did not apply
+    conversations: int = 0
+    rules: int = 0
+    passed: int = 0
+    failed: int = 0
+    error: int = 0
+    not_applicable: int = 0
+
+
 class CheckReport(BaseModel):
     rules: list[RuleReport] = Field(default_factory=list)
     conversations: int = 0
@@ -131,6 +144,11 @@ class CheckReport(BaseModel):
             "error": statuses.count("error"),
             "not_applicable": statuses.count("not_applicable"),
         }
+
+    def summary(self, conversations: int) -> CheckRunSummary:
+        return CheckRunSummary.model_validate(
+            {"ok": self.ok, "conversations": conversations, **self.totals()}
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -31,6 +31,7 @@ from engine.sensei import SenseiJob, SimulatorSettings, load_profile, new_seed, 
 from engine.sensei.calibration import calibrations_of
 from engine.sensei.personalities import Personality as EnginePersonality
 from engine.sensei.personalities import personality_key
+from engine.sensei.result import ReplaySavings, SenseiResult
 from engine.tracer import TracerConfig, TracerDeps, TracerJob, run_tracer
 from engine.tracer.artefacts import graph_json, model_json, report_md
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent
@@ -186,12 +187,12 @@ def execute_sensei(run: Run) -> dict[str, Any]:
         # The engine files the plan (artefact "plan") before the first conversation: a resumed attempt plans alike.
         summary = run_profiles(job, context)
     result = _sensei_result(run)
-    result["models"] = llm.ledger.to_json()["models_by_tag"]  # per role (tag), the models actually called
-    result["replay"] = save_replay(run, replaying, recorder.scrub)
+    result.models = llm.ledger.to_json()["models_by_tag"]  # per role (tag), the models actually called
+    result.replay = ReplaySavings.model_validate(save_replay(run, replaying, recorder.scrub))
     if summary.cancelled:
-        return _finish_cancelled(recorder, result)
+        return _finish_cancelled(recorder, result.model_dump(mode="json"))
     recorder.touch(stage="done")
-    return result
+    return result.model_dump(mode="json")
 
 
 def _run_seed(run: Run) -> int:
@@ -226,7 +227,7 @@ def _calibrated(run: Run, personalities: list[EnginePersonality]) -> SimulatorSe
     )
 
 
-def _sensei_result(run: Run) -> dict[str, Any]:
+def _sensei_result(run: Run) -> SenseiResult:
     """Counts from the stored rows (a resumed run counts what earlier attempts stored): conversations, those with
     errors, and verdicts — `ok` when none failed; inconclusive ones are no chatbot failure — each profile's
     pass^k and pass@1 (`engine.regression.reliability`, D33), and the warnings."""
@@ -234,14 +235,16 @@ def _sensei_result(run: Run) -> dict[str, Any]:
     with_errors = conversations.filter(has_errors=True).count()
     verdicts = sensei_verdicts(run)
     stored = run_data(f"run {run.pk}", list(conversations.values_list("record", flat=True)))
-    return {
-        "conversations": conversations.count(),
-        "with_errors": with_errors,
-        **verdicts,
-        "ok": verdicts["failed"] == 0,
-        "reliability": [profile.to_json() for profile in reliability(stored.conversations)],
-        "warnings": _warnings(run),
-    }
+    return SenseiResult.model_validate(
+        {
+            "conversations": conversations.count(),
+            "with_errors": with_errors,
+            **verdicts,
+            "ok": verdicts["failed"] == 0,
+            "reliability": [profile.to_json() for profile in reliability(stored.conversations)],
+            "warnings": _warnings(run),
+        }
+    )
 
 
 def _warnings(run: Run) -> list[str]:
@@ -296,7 +299,7 @@ def execute_check(run: Run) -> dict[str, Any]:
                 report=rule.model_dump(mode="json"),
             )
     recorder.touch(stage="done", progress_done=len(rules))
-    return {"ok": report.ok, "conversations": len(records), **report.totals()}
+    return report.summary(len(records)).model_dump(mode="json")
 
 
 # -- bench ----------------------------------------------------------------------------------------------------

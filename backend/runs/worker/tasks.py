@@ -21,6 +21,7 @@ from runs.worker.bookkeeping import run_task
 from runs.worker.drafting import execute_profile_draft
 from runs.worker.qualifying import execute_qualify
 from runs.worker.security import execute_security
+from runs.worker.short_results import ConnectionTest, KeyCheck, ModelList, PingResult
 from runs.worker.shrinking import execute_shrink
 from workspace.models import Connector
 
@@ -31,22 +32,23 @@ logger = logging.getLogger(__name__)
 @run_task
 def ping(run: Run) -> dict[str, Any]:
     """Proves the path API → broker → worker → database works end to end."""
-    return {"pong": True, "worker": socket.gethostname(), "message": str(run.input.get("message", ""))[:200]}
+    message = str(run.input.get("message", ""))[:200]
+    return PingResult(pong=True, worker=socket.gethostname(), message=message).model_dump(mode="json")
 
 
-def _ask_for_models(run: Run) -> tuple[LLMKey, dict[str, Any]]:
+def _ask_for_models(run: Run) -> tuple[LLMKey, ModelList]:
     key = LLMKey.objects.get(pk=run.input["key_id"], owner=run.owner)
     try:
         models = list_models(key.provider, key.reveal(), key.base_url or None, deps.egress_guard())
     except ParleyError as exc:
-        return key, {"ok": False, "message": exc.user_message, "models": [], "source": None}
+        return key, ModelList(ok=False, message=exc.user_message)
     ok = models.source == "live"
     message = f"The key works: {len(models.models)} models available." if ok else (models.reason or "")
     if ok:  # what the provider itself listed (never the curated fallback): the API checks model names with it
         LLMKey.objects.filter(pk=key.pk).update(
             models_seen=list(models.models), models_seen_at=timezone.now()
         )
-    return key, {"ok": ok, "message": message, "models": list(models.models), "source": models.source}
+    return key, ModelList(ok=ok, message=message, models=list(models.models), source=models.source)
 
 
 @shared_task(name="runs.key_test", time_limit=60, soft_time_limit=50)
@@ -55,15 +57,15 @@ def key_test(run: Run) -> dict[str, Any]:
     """Asks the provider for its models with the key: the cheapest call that proves the key is accepted."""
     key, result = _ask_for_models(run)
     LLMKey.objects.filter(pk=key.pk).update(
-        last_checked_at=timezone.now(), last_check_ok=result["ok"], last_check_message=result["message"][:500]
+        last_checked_at=timezone.now(), last_check_ok=result.ok, last_check_message=result.message[:500]
     )
-    return {"ok": result["ok"], "message": result["message"]}
+    return KeyCheck(ok=result.ok, message=result.message).model_dump(mode="json")
 
 
 @shared_task(name="runs.key_models", time_limit=60, soft_time_limit=50)
 @run_task
 def key_models(run: Run) -> dict[str, Any]:
-    return _ask_for_models(run)[1]
+    return _ask_for_models(run)[1].model_dump(mode="json")
 
 
 @shared_task(name="runs.connector_test", time_limit=120, soft_time_limit=110)
@@ -73,7 +75,7 @@ def connector_test(run: Run) -> dict[str, Any]:
     result = test_connection(
         deps.connector_config(connector), deps.egress_guard(), message=run.input["message"]
     )
-    return result.model_dump(mode="json")
+    return ConnectionTest(**dict(result)).model_dump(mode="json")
 
 
 @shared_task(name="runs.profile_draft", time_limit=900, soft_time_limit=870)

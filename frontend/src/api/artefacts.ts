@@ -7,8 +7,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
 import { runKeys } from "./query-keys";
-import { isRecord } from "./run-results";
 import type { components } from "./schema";
+import { isRecord, str, strings } from "../lib/json";
 
 export type ArtefactName = components["schemas"]["NameEnum"];
 
@@ -26,14 +26,6 @@ export function useArtefact<T>(runId: number, name: ArtefactName, read: (content
     staleTime: Infinity,
     retry: false,
   });
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
 /** `report.md`: the content is the Markdown text. */

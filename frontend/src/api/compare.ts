@@ -6,7 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
 import { projectKeys, runKeys } from "./query-keys";
-import { isRecord } from "./run-results";
+import { resultOf, type Run } from "./runs";
 import type { components } from "./schema";
 
 export type Comparison = components["schemas"]["RunComparison"];
@@ -80,18 +80,12 @@ export function useRerun() {
   });
 }
 
-export interface ReplayFigures {
-  source: number;
-  callsSaved: number;
-  callsMade: number;
-}
+export type ReplaySavings = components["schemas"]["ReplaySavings"] & { source: number };
 
 /** What a re-run saved (its result's `replay`), or null for a run that replayed nothing. */
-export function readReplay(result: unknown): ReplayFigures | null {
-  const replay = isRecord(result) ? result.replay : null;
-  if (!isRecord(replay) || typeof replay.source !== "number") return null;
-  const count = (value: unknown) => (typeof value === "number" ? value : 0);
-  return { source: replay.source, callsSaved: count(replay.calls_saved), callsMade: count(replay.calls_made) };
+export function replayOf(run: Pick<Run, "result">): ReplaySavings | null {
+  const replay = resultOf(run, "sensei")?.replay ?? null;
+  return replay !== null && replay.source !== null ? { ...replay, source: replay.source } : null;
 }
 
 /** A pass rate as "83 % (5/6)", or "—" when nothing was decided. */

@@ -6,7 +6,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { api, unwrap, unwrapEmpty } from "./client";
 import { collectPages } from "./pagination";
 import { readProblem, type ValidationProblem } from "./problems";
-import { readConnectionTest } from "./run-results";
+import { connectionTestOf } from "./run-results";
 import { connectorKeys, runKeys } from "./query-keys";
 import type { Run } from "./runs";
 import type { RequestJson, ResponseJson } from "./types";
@@ -124,7 +124,7 @@ export function connectorTestState(
     .filter((run) => !(Date.parse(run.created_at) < saved))
     .sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at))[0];
   if (newest === undefined) return "untested";
-  return newest.status === "succeeded" && readConnectionTest(newest.result)?.ok === true ? "passed" : "failed";
+  return newest.status === "succeeded" && connectionTestOf(newest)?.ok === true ? "passed" : "failed";
 }
 
 export function connectorsPageQueryOptions(page: number) {

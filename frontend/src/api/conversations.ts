@@ -8,8 +8,8 @@ import { api, unwrap } from "./client";
 import { type Fault, readVerdictProof } from "./faults";
 import { useLiveRun } from "./live";
 import { runKeys } from "./query-keys";
-import { isRecord } from "./run-results";
 import type { ResponseJson } from "./types";
+import { isRecord, num, str } from "../lib/json";
 
 export type ConversationRow = ResponseJson<"/api/runs/{id}/conversations/", "get", 200>["results"][number];
 
@@ -122,14 +122,6 @@ export interface ConversationRecordView {
   errors: RecordError[];
   durationSeconds: number | null;
   costUsd: number | null;
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
-function num(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
 function entries(value: unknown): [string, unknown][] {

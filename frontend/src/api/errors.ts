@@ -1,3 +1,4 @@
+import { isRecord } from "../lib/json";
 /**
  * Turns any failed API call into one `ApiError` carrying the server's human message.
  *
@@ -22,10 +23,6 @@ export class ApiError extends Error {
   ) {
     super(detail);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function parseFields(value: unknown): FieldErrors {

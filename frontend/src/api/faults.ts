@@ -1,10 +1,10 @@
+import { isRecord } from "../lib/json";
 /**
  * Who is at fault for a failed or inconclusive SENSEI conversation (`engine/sensei/verdicts.py`, README D28): `failed`
  * always names a chatbot turn as its evidence; everything caused by the user side, Parley's own models, the
  * infrastructure or the test setup is `inconclusive`. Runs stored before this carry none of these fields: every
  * reader here answers null (or nothing) for them, and the pages then show no fault.
  */
-import { isRecord } from "./run-results";
 
 export type Fault = "chatbot" | "simulated_user" | "parley_llm" | "infrastructure" | "test_setup";
 

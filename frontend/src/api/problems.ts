@@ -1,5 +1,5 @@
+import { isRecord } from "../lib/json";
 /** A problem the server found in a YAML document, with its 1-based position when it has one. */
-import { isRecord } from "./run-results";
 
 export interface ValidationProblem {
   severity: "error" | "warning";

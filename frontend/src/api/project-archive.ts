@@ -8,7 +8,7 @@ import { isBlob, saveBlob } from "../lib/save-blob";
 import { api, settle } from "./client";
 import { toApiError } from "./errors";
 import { projectKeys } from "./query-keys";
-import { isRecord } from "./run-results";
+import { isRecord } from "../lib/json";
 
 export interface ImportOutcome {
   profiles: number;

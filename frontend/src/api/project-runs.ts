@@ -7,9 +7,9 @@ import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/r
 import { api, unwrap } from "./client";
 import { useLiveRun } from "./live";
 import { mergeEvents, readRunEvent, type RunEvent } from "./run-cache";
-import { isRecord } from "./run-results";
 import { runKeys } from "./query-keys";
 import type { RequestJson } from "./types";
+import { isRecord } from "../lib/json";
 
 export { MAX_EVENTS_KEPT, type RunEvent } from "./run-cache";
 

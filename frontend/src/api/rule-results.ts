@@ -9,8 +9,8 @@ import { isMap, parseDocument } from "yaml";
 import { api, unwrap, unwrapEmpty } from "./client";
 import { collectPages } from "./pagination";
 import { ruleKeys, runKeys } from "./query-keys";
-import { isRecord } from "./run-results";
 import type { ResponseJson } from "./types";
+import { isRecord, str } from "../lib/json";
 
 export type Rule = ResponseJson<"/api/projects/{project_id}/rules/{id}/", "get", 200>;
 export type RuleResultRow = ResponseJson<"/api/runs/{id}/results/", "get", 200>[number];
@@ -110,10 +110,6 @@ export interface RuleReportView {
   omitted: number;
   notApplicableReasons: [string, number][];
   warnings: string[];
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
 
 function readOutcome(value: unknown): Outcome {

@@ -2,8 +2,8 @@
  * A run's log as the cache holds it, and how new lines are merged into it. Both the REST hooks (project-runs.ts)
  * and the live updates (live.ts) write there, so the merge lives here, below both; the keys are in query-keys.ts.
  */
-import { isRecord } from "./run-results";
 import type { ResponseJson } from "./types";
+import { isRecord } from "../lib/json";
 
 type RunEventBody = ResponseJson<"/api/runs/{id}/events/", "get", 200>["results"][number];
 

@@ -11,9 +11,9 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { Connector } from "./connectors";
 import { type RunEvent, startProjectRun, type StartRunInput } from "./project-runs";
-import { isRecord } from "./run-results";
 import { runKeys } from "./query-keys";
 import { resultOf, type Run } from "./runs";
+import { isRecord, num, str, strings } from "../lib/json";
 
 export type MutationOperator = NonNullable<StartRunInput["operators"]>[number];
 
@@ -71,24 +71,12 @@ export const MUTANT_STATUSES: readonly MutantStatus[] = ["killed", "live", "inco
 
 // -- small readers ---------------------------------------------------------------------------------------------
 
-function num(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
 function rec(value: unknown): Record<string, unknown> {
   return isRecord(value) ? value : {};
 }
 
 function records(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? value.filter(isRecord) : [];
-}
-
-function strings(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
 
 /** `[found, total]`, or null. */

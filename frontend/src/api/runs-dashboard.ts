@@ -12,10 +12,10 @@ import { toApiError } from "./errors";
 import { type Fault, readFaultCounts } from "./faults";
 import { collectPages } from "./pagination";
 import { useLiveRun, useLiveRunLists } from "./live";
-import { isRecord } from "./run-results";
 import { runKeys } from "./query-keys";
 import { resultOf, type Run, type RunStatus } from "./runs";
 import type { paths } from "./schema";
+import { isRecord, num, str } from "../lib/json";
 
 type RunListQuery = NonNullable<paths["/api/runs/"]["get"]["parameters"]["query"]>;
 export type RunOrdering = NonNullable<RunListQuery["ordering"]>;
@@ -103,24 +103,12 @@ export function useDeleteRun() {
 
 // -- numbers ---------------------------------------------------------------------------------------------------
 
-export function num(value: unknown): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
-
 /** LLM calls of a run whose model had no price: `cost_usd` leaves them out (`engine/llm/ledger.py`). */
 export function unpricedCalls(run: Pick<Run, "usage">): number {
   return isRecord(run.usage) ? (num(run.usage.unpriced_calls) ?? 0) : 0;
 }
 
 // -- what a run was asked and what it found --------------------------------------------------------------------
-
-function readWarnings(result: Record<string, unknown>): string[] {
-  return Array.isArray(result.warnings) ? result.warnings.map(str).filter(Boolean) : [];
-}
 
 export interface TracerSummary {
   sessions: number | null;
@@ -161,30 +149,32 @@ export interface SenseiSummary {
   warnings: string[];
 }
 
+/** The documents a run was given (`params.profiles`, `params.rules`): the id and name of each. */
+function namedDocuments(value: unknown): { id: number | null; name: string }[] {
+  return Array.isArray(value) ? value.filter(isRecord).map((p) => ({ id: num(p.id), name: str(p.name) })) : [];
+}
+
 export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSummary {
-  const result: Record<string, unknown> = isRecord(run.result) ? run.result : {};
-  const profiles = Array.isArray(run.params.profiles)
-    ? run.params.profiles.filter(isRecord).map((p) => ({ id: num(p.id), name: str(p.name) }))
-    : [];
-  const conversations = num(result.conversations);
-  const withErrors = num(result.with_errors);
-  const passed = num(result.passed);
-  const failed = num(result.failed);
+  const result = resultOf(run, "sensei");
+  const conversations = result?.conversations ?? null;
+  const withErrors = result?.with_errors ?? null;
+  const passed = result?.passed ?? null;
+  const failed = result?.failed ?? null;
   const legacyRate =
     conversations !== null && conversations > 0 && withErrors !== null
       ? (conversations - withErrors) / conversations
       : null;
   return {
-    profiles,
+    profiles: namedDocuments(run.params.profiles),
     conversations,
     withErrors,
     passed,
     failed,
-    inconclusive: num(result.inconclusive),
-    faults: readFaultCounts(result.faults),
+    inconclusive: result?.inconclusive ?? null,
+    faults: result ? readFaultCounts(result.faults) : null,
     passRate:
       passed !== null && failed !== null ? (passed + failed > 0 ? passed / (passed + failed) : null) : legacyRate,
-    warnings: readWarnings(result),
+    warnings: result?.warnings ?? [],
   };
 }
 
@@ -201,24 +191,19 @@ export interface CheckSummary {
 }
 
 export function readCheckSummary(run: Pick<Run, "params" | "result">): CheckSummary {
-  const result: Record<string, unknown> = isRecord(run.result) ? run.result : {};
-  const passed = num(result.passed);
-  const failed = num(result.failed);
-  const errors = num(result.error);
-  const decided = (passed ?? 0) + (failed ?? 0) + (errors ?? 0);
+  const result = resultOf(run, "check");
+  const decided = result ? result.passed + result.failed + result.error : 0;
   return {
     senseiRuns: Array.isArray(run.params.sensei_runs)
       ? run.params.sensei_runs.filter((id): id is number => typeof id === "number")
       : [],
-    rules: Array.isArray(run.params.rules)
-      ? run.params.rules.filter(isRecord).map((r) => ({ id: num(r.id), name: str(r.name) }))
-      : [],
-    conversations: num(result.conversations),
-    passed,
-    failed,
-    errors,
-    notApplicable: num(result.not_applicable),
-    passRate: decided > 0 ? (passed ?? 0) / decided : null,
+    rules: namedDocuments(run.params.rules),
+    conversations: result?.conversations ?? null,
+    passed: result?.passed ?? null,
+    failed: result?.failed ?? null,
+    errors: result?.error ?? null,
+    notApplicable: result?.not_applicable ?? null,
+    passRate: result && decided > 0 ? result.passed / decided : null,
   };
 }
 

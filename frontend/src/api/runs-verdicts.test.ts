@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readRunStats, readSenseiSummary } from "./runs-dashboard";
+import { senseiResult } from "../testing/results";
 
 describe("SENSEI verdicts in the dashboards", () => {
   it("counts only failed conversations against the chatbot and keeps inconclusive ones apart with reasons", () => {
@@ -27,7 +28,10 @@ describe("SENSEI verdicts in the dashboards", () => {
       simulatorSlips: 7,
     });
     // The pass rate leaves inconclusive conversations out: 1 passed of 2 conclusive.
-    const run = { params: {}, result: { conversations: 5, with_errors: 4, passed: 1, failed: 1, inconclusive: 3 } };
+    const run = {
+      params: {},
+      result: senseiResult({ conversations: 5, with_errors: 4, passed: 1, failed: 1, inconclusive: 3 }),
+    };
     expect(readSenseiSummary(run).passRate).toBe(0.5);
   });
 
@@ -39,13 +43,15 @@ describe("SENSEI verdicts in the dashboards", () => {
       ["parley_llm", 2],
     ];
     expect(readRunStats({ passed: 0, failed: 1, inconclusive: 3, faults }).verdicts?.faults).toEqual(expected);
-    expect(readSenseiSummary({ params: {}, result: { passed: 0, failed: 1, inconclusive: 3, faults } }).faults).toEqual(
-      expected,
-    );
+    expect(
+      readSenseiSummary({ params: {}, result: senseiResult({ passed: 0, failed: 1, inconclusive: 3, faults }) }).faults,
+    ).toEqual(expected);
   });
 
   it("reads runs stored before verdicts as before", () => {
     expect(readRunStats({ conversations: 2, with_errors: 1 }).verdicts).toBeNull();
-    expect(readSenseiSummary({ params: {}, result: { conversations: 4, with_errors: 1 } }).passRate).toBe(0.75);
+    expect(readSenseiSummary({ params: {}, result: senseiResult({ conversations: 4, with_errors: 1 }) }).passRate).toBe(
+      0.75,
+    );
   });
 });

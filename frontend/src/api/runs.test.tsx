@@ -15,7 +15,7 @@ function run(status: RunStatus): Run {
     created_at: "2026-03-14T09:00:00Z",
     started_at: status === "queued" ? null : "2026-03-14T09:00:01Z",
     finished_at: status === "succeeded" ? "2026-03-14T09:00:02Z" : null,
-    result: status === "succeeded" ? { pong: true } : {},
+    result: status === "succeeded" ? { kind: "ping", pong: true, worker: "w1", message: "" } : null,
     error_type: "",
     error_message: "",
     trigger_source: "api",
@@ -65,7 +65,7 @@ describe("useRun", () => {
     });
     stream.send({ event: "run", data: run("succeeded") }, { event: "end", data: { status: "succeeded" } });
     await waitFor(() => {
-      expect(result.current.data?.result).toEqual({ pong: true });
+      expect(result.current.data?.result).toEqual({ kind: "ping", pong: true, worker: "w1", message: "" });
     });
     stream.close();
 

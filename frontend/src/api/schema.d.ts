@@ -1684,6 +1684,24 @@ export interface components {
                 [key: string]: components["schemas"]["PhaseUsage"];
             };
         };
+        /**
+         * @description Everything the chatbot produced in answer to one user turn (or spontaneously, for a greeting).
+         *
+         *     `messages` are the separate bubbles in order (possibly none: a silent bot); `raw` is the decoded response
+         *     body as received, kept for debugging and reports; `latency_s` is the wall time of the turn; `ended` is set
+         *     when the chatbot's protocol says this reply closed the conversation (a session-ended event, a final
+         *     state).
+         */
+        BotReply: {
+            messages: string[];
+            buttons: components["schemas"]["Button"][];
+            /** @default null */
+            raw: components["schemas"]["JsonValue"];
+            /** @default 0 */
+            latency_s: number;
+            /** @default false */
+            ended: boolean;
+        };
         /** @description The breach rate of one group (all attempts, one attack, one delivery mode or one state) on both sides. */
         BreachGroup: {
             kind: components["schemas"]["BreachGroupKindEnum"];
@@ -1737,6 +1755,17 @@ export interface components {
             low: number;
             /** @default 1 */
             high: number;
+        };
+        /**
+         * @description A choice the chatbot offers. `value` is what a click sends (a payload or the label itself); `url` is set
+         *     for link buttons.
+         */
+        Button: {
+            label: string;
+            /** @default null */
+            value: string | null;
+            /** @default null */
+            url: string | null;
         };
         CalibrationDocument: {
             personality: number;
@@ -1805,6 +1834,30 @@ export interface components {
         };
         /** @enum {string} */
         CampaignSummaryKindEnum: "security";
+        /** @description A check run in figures, as the platform stores and serves it (README D31): rules by status. */
+        CheckRunSummary: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "check";
+            /** @default false */
+            ok: boolean;
+            /** @default 0 */
+            conversations: number;
+            /** @default 0 */
+            rules: number;
+            /** @default 0 */
+            passed: number;
+            /** @default 0 */
+            failed: number;
+            /** @default 0 */
+            error: number;
+            /** @default 0 */
+            not_applicable: number;
+        };
+        /** @enum {string} */
+        CheckRunSummaryKindEnum: "check";
         /** @description One conversation as a comparison shows it (`Conversation.brief`). */
         ComparedBrief: {
             id: string;
@@ -1955,6 +2008,36 @@ export interface components {
         };
         /** @enum {string} */
         ComparisonVerdictEnum: "regressed" | "improved" | "unchanged" | "inconclusive";
+        /** @description One round trip with the chatbot (`engine.connectors.check.test_connection`). */
+        ConnectionTest: {
+            /** @default false */
+            ok: boolean;
+            /** @default  */
+            technology: string;
+            /** @default  */
+            message_sent: string;
+            /** @default null */
+            greeting: components["schemas"]["BotReply"] | null;
+            /** @default null */
+            reply: components["schemas"]["BotReply"] | null;
+            /** @default  */
+            raw_excerpt: string;
+            /** @default 0 */
+            latency_s: number;
+            /** @default null */
+            error_code: string | null;
+            /** @default null */
+            error_message: string | null;
+            /** @default null */
+            http_status: number | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "connector_test";
+        };
+        /** @enum {string} */
+        ConnectionTestKindEnum: "connector_test";
         Connector: {
             readonly id: number;
             name: string;
@@ -2294,6 +2377,21 @@ export interface components {
             role: components["schemas"]["TurnRoleEnum"];
             text: string;
         };
+        JsonValue: unknown;
+        /** @description Whether the provider accepted the key, in its own words. */
+        KeyCheck: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "key_test";
+            /** @default false */
+            ok: boolean;
+            /** @default  */
+            message: string;
+        };
+        /** @enum {string} */
+        KeyCheckKindEnum: "key_test";
         LLMKey: {
             readonly id: number;
             name: string;
@@ -2344,6 +2442,25 @@ export interface components {
             leave_after: number;
             left_on_fallback: number;
         };
+        /** @description The models a key can use: `live` when the provider listed them, `fallback` for a curated list. */
+        ModelList: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "key_models";
+            /** @default false */
+            ok: boolean;
+            /** @default  */
+            message: string;
+            models: string[];
+            /** @default null */
+            source: components["schemas"]["ModelListSourceEnum"] | null;
+        };
+        /** @enum {string} */
+        ModelListKindEnum: "key_models";
+        /** @enum {string} */
+        ModelListSourceEnum: "live" | "fallback";
         /**
          * @description * `model` - Model
          *     * `report` - Report
@@ -2655,6 +2772,22 @@ export interface components {
             /** @default  */
             message: string;
         };
+        /** @description API → broker → worker → database, end to end. */
+        PingResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "ping";
+            /** @default false */
+            pong: boolean;
+            /** @default  */
+            worker: string;
+            /** @default  */
+            message: string;
+        };
+        /** @enum {string} */
+        PingResultKindEnum: "ping";
         /**
          * @description A shrink run's result (D31): the engine's `ShrinkResult`, the conversation it shrank, and the scripted
          *     profile it pinned in the test center (None when the failure did not reproduce).
@@ -2710,6 +2843,25 @@ export interface components {
             /** Format: double */
             estimated_cost_usd: number | null;
         };
+        /** @description The repeats of one planned conversation (`engine.regression.reliability.PlannedReliability`). */
+        PlannedReliabilityResult: {
+            /** @default 0 */
+            planned_index: number;
+            inputs: {
+                [key: string]: (string | number | boolean | (string | number | boolean)[]) | null;
+            };
+            /** @default 0 */
+            repeats: number;
+            /** @default 0 */
+            decided: number;
+            /** @default 0 */
+            passed: number;
+            /** @default null */
+            pass_k: boolean | null;
+            pass_at_1: components["schemas"]["ServedRate"];
+            /** @default inconclusive */
+            verdict: components["schemas"]["ConversationStabilityEnum"];
+        };
         Problem: {
             severity: components["schemas"]["SeverityEnum"];
             message: string;
@@ -2741,6 +2893,28 @@ export interface components {
             readonly origin: components["schemas"]["OriginEnum"];
             readonly source_run: number | null;
             readonly derived_from: number | null;
+        };
+        /** @description pass^k and pass@1 of one profile (`engine.regression.reliability.ProfileReliability`). */
+        ProfileReliabilityResult: {
+            /** @default  */
+            profile: string;
+            /** @default 1 */
+            k: number;
+            /** @default 0 */
+            planned: number;
+            /** @default 0 */
+            counted: number;
+            pass_k: components["schemas"]["ServedRate"];
+            pass_at_1: components["schemas"]["ServedRate"];
+            /** @default 0 */
+            repeats: number;
+            /** @default 0 */
+            decided_repeats: number;
+            /** @default 0 */
+            flaky: number;
+            /** @default null */
+            min_pass_rate: number | null;
+            conversations: components["schemas"]["PlannedReliabilityResult"][];
         };
         ProfileRequest: {
             /** @description Defaults to the name in the YAML. */
@@ -2914,6 +3088,21 @@ export interface components {
             judge: components["schemas"]["RoleFigures"];
             together: components["schemas"]["RoleFigures"];
         };
+        /** @description LLM calls a run answered from a recording and those it sent (`engine.regression.replay.ReplayStats`). */
+        ReplaySavings: {
+            /** @default null */
+            source: number | null;
+            /** @default 0 */
+            calls_saved: number;
+            /** @default 0 */
+            calls_made: number;
+            saved_by_tag: {
+                [key: string]: number;
+            };
+            made_by_tag: {
+                [key: string]: number;
+            };
+        };
         ReplayedTurn: {
             role: components["schemas"]["ReplayedTurnRoleEnum"];
             text: string;
@@ -3028,9 +3217,7 @@ export interface components {
                 [key: string]: unknown;
             };
             readonly trigger_source: components["schemas"]["TriggerSourceEnum"];
-            readonly result: (components["schemas"]["RunResult"] | {
-                [key: string]: unknown;
-            }) | null;
+            readonly result: components["schemas"]["RunResult"] | null;
             readonly usage: unknown;
             /** Format: double */
             readonly cost_usd: number | null;
@@ -3170,7 +3357,7 @@ export interface components {
          * @enum {string}
          */
         RunRequestSourceEnum: "chatbot" | "transcripts";
-        RunResult: components["schemas"]["TracerSummary"] | components["schemas"]["BenchSummary"] | components["schemas"]["CampaignSummary"] | components["schemas"]["DraftsSummary"] | components["schemas"]["PinnedShrink"] | components["schemas"]["QualifyResult"];
+        RunResult: components["schemas"]["PingResult"] | components["schemas"]["KeyCheck"] | components["schemas"]["ModelList"] | components["schemas"]["ConnectionTest"] | components["schemas"]["TracerSummary"] | components["schemas"]["SenseiResult"] | components["schemas"]["CheckRunSummary"] | components["schemas"]["BenchSummary"] | components["schemas"]["CampaignSummary"] | components["schemas"]["DraftsSummary"] | components["schemas"]["PinnedShrink"] | components["schemas"]["QualifyResult"];
         /** @description A comparison of two campaign runs of the platform: the engine's document and the two run ids. */
         RunSecurityComparison: {
             verdict: components["schemas"]["ComparisonVerdictEnum"];
@@ -3218,6 +3405,63 @@ export interface components {
             readonly cost_usd: number | null;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        /** @description A finished (or cancelled) SENSEI run in figures, counted from every conversation it stored. */
+        SenseiResult: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            kind: "sensei";
+            /** @default false */
+            ok: boolean;
+            /** @default 0 */
+            conversations: number;
+            /** @default 0 */
+            with_errors: number;
+            /** @default null */
+            passed: number | null;
+            /** @default null */
+            failed: number | null;
+            /** @default null */
+            inconclusive: number | null;
+            failed_reasons: {
+                [key: string]: number;
+            };
+            inconclusive_reasons: {
+                [key: string]: number;
+            };
+            faults: {
+                [key: string]: number;
+            };
+            /** @default null */
+            verdict_rules: number | null;
+            /** @default 0 */
+            simulator_slips: number;
+            reliability: components["schemas"]["ProfileReliabilityResult"][];
+            warnings: string[];
+            models: {
+                [key: string]: string[];
+            };
+            /** @default null */
+            replay: components["schemas"]["ReplaySavings"] | null;
+        };
+        /** @enum {string} */
+        SenseiResultKindEnum: "sensei";
+        /** @description `passed` of `decided`, with the Wilson interval (`engine.intervals.Rate.to_json`). */
+        ServedRate: {
+            /** @default 0 */
+            passed: number;
+            /** @default 0 */
+            failed: number;
+            /** @default 0 */
+            decided: number;
+            /** @default null */
+            rate: number | null;
+            /** @default 0 */
+            low: number;
+            /** @default 1 */
+            high: number;
         };
         /** @description What a successful sign-up, login or password change returns: a fresh token for this device. */
         Session: {

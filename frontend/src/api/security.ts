@@ -10,10 +10,10 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { api, unwrap, unwrapEmpty } from "./client";
 import { useLiveRunLists } from "./live";
 import { collectPages, type Page } from "./pagination";
-import { isRecord } from "./run-results";
 import { campaignKeys, runKeys } from "./query-keys";
 import type { components } from "./schema";
 import type { ResponseJson } from "./types";
+import { isRecord } from "../lib/json";
 
 export type Campaign = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/", "get", 200>;
 export type CampaignPlan = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/plan/", "post", 200>;

@@ -17,7 +17,7 @@ const RUN = {
   created_at: "2026-03-14T09:00:00Z",
   started_at: "2026-03-14T09:00:01Z",
   finished_at: null,
-  result: {},
+  result: null,
   error_type: "",
   error_message: "",
   trigger_source: "api",

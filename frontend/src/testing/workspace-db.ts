@@ -5,6 +5,7 @@ import type { RunEvent } from "../api/project-runs";
 import type { Profile } from "../api/profiles";
 import type { Project } from "../api/projects";
 import type { Run } from "../api/runs";
+import { botReply, connectionTest } from "./results";
 
 const NOW = "2026-03-14T09:26:53Z";
 
@@ -20,7 +21,7 @@ export function makeRun(overrides: Partial<Run> = {}): Run {
     project_name: null,
     params: {},
     trigger_source: "api",
-    result: {},
+    result: null,
     usage: {},
     cost_usd: null,
     error_type: "",
@@ -144,8 +145,13 @@ function createWorkspaceDb() {
         status: "succeeded",
         params: { connector_id: connectorId, message: "Hello" },
         result: ok
-          ? { ok: true, technology: "demo", reply: { messages: ["Hi"], buttons: [] }, latency_s: 0.1 }
-          : { ok: false, technology: "http", error_code: "unreachable", error_message: "Connection refused." },
+          ? connectionTest({ technology: "demo", reply: botReply(["Hi"]), latency_s: 0.1 })
+          : connectionTest({
+              ok: false,
+              technology: "http",
+              error_code: "unreachable",
+              error_message: "Connection refused.",
+            }),
         created_at: createdAt,
       });
     },

@@ -6,6 +6,7 @@ import type { LLMKeyInput } from "../api/keys";
 import type { ProjectInput } from "../api/projects";
 import { db } from "./mock-db";
 import { workspaceDb } from "./workspace-db";
+import { botReply, connectionTest } from "./results";
 
 const error = (status: number, detail: string, code: string, fields?: Record<string, string[]>) =>
   HttpResponse.json({ detail, code, ...(fields ? { fields } : {}) }, { status });
@@ -213,13 +214,22 @@ export const workspaceHandlers = [
       last_check_message: "The key works (3 models).",
       last_checked_at: "2026-03-14T10:00:00Z",
     });
-    return HttpResponse.json(startRun("key_test", { ok: true, message: "The key works (3 models)." }), { status: 202 });
+    return HttpResponse.json(
+      startRun("key_test", { kind: "key_test", ok: true, message: "The key works (3 models)." }),
+      { status: 202 },
+    );
   }),
   // Model qualification (issue 36): no key has been qualified in these tests.
   http.get("/api/keys/:id/qualifications/", () => HttpResponse.json([])),
   http.post("/api/keys/:id/models/", () =>
     HttpResponse.json(
-      startRun("key_models", { ok: true, message: "", models: ["fake-small", "fake-large"], source: "live" }),
+      startRun("key_models", {
+        kind: "key_models",
+        ok: true,
+        message: "",
+        models: ["fake-small", "fake-large"],
+        source: "live",
+      }),
       { status: 202 },
     ),
   ),
@@ -286,21 +296,17 @@ export const workspaceHandlers = [
   }),
   http.post("/api/connectors/:id/test/", () =>
     HttpResponse.json(
-      startRun("connector_test", {
-        ok: true,
-        technology: "demo",
-        message_sent: "Hello",
-        greeting: { messages: ["Welcome to Pizza!"], buttons: [] },
-        reply: {
-          messages: ["<img src=x onerror=alert(1)>What size?"],
-          buttons: [{ label: "Small" }, { label: "Large" }],
-        },
-        raw_excerpt: '{"text": "<b>raw</b>"}',
-        latency_s: 0.25,
-        error_code: null,
-        error_message: null,
-        http_status: null,
-      }),
+      startRun(
+        "connector_test",
+        connectionTest({
+          technology: "demo",
+          message_sent: "Hello",
+          greeting: botReply(["Welcome to Pizza!"]),
+          reply: botReply(["<img src=x onerror=alert(1)>What size?"], ["Small", "Large"]),
+          raw_excerpt: '{"text": "<b>raw</b>"}',
+          latency_s: 0.25,
+        }),
+      ),
       { status: 202 },
     ),
   ),

@@ -141,7 +141,7 @@ describe("bench run page", () => {
       status: "running",
       stage: "mutants (3)",
       progress: { done: 2, total: 3 },
-      result: {},
+      result: null,
       finished_at: null,
       duration_seconds: null,
     });

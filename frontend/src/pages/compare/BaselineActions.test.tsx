@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
+import { replaySavings, senseiResult } from "../../testing/results";
 
 describe("baseline actions on a SENSEI run", () => {
   it("lets the owner make the run the project's baseline, then offers the comparison on the other runs", async () => {
@@ -39,7 +40,7 @@ describe("baseline actions on a SENSEI run", () => {
       status: "succeeded",
       project: 7,
       project_name: "Pizza",
-      result: { replay: { source: source.id, calls_saved: 118, calls_made: 0 } },
+      result: senseiResult({ replay: replaySavings({ source: source.id, calls_saved: 118 }) }),
     });
     const empty = { count: 0, next: null, previous: null, results: [] };
     server.use(

@@ -6,7 +6,7 @@
  */
 import { Badge, Button } from "@mantine/core";
 import { Link, useNavigate } from "react-router";
-import { readReplay, useProjectBaseline, useRerun, useSetBaseline } from "../../api/compare";
+import { replayOf, useProjectBaseline, useRerun, useSetBaseline } from "../../api/compare";
 import { isRunActive, type Run } from "../../api/runs";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { dashboardPaths } from "../dashboards/dashboard-paths";
@@ -17,7 +17,7 @@ export function BaselineActions({ run, mode }: { run: Run; mode: "owner" | "publ
   const rerun = useRerun();
   const navigate = useNavigate();
   const baseline = useProjectBaseline(run.project);
-  const replay = readReplay(run.result);
+  const replay = replayOf(run);
   if (run.project === null || !baseline.data) return null;
   const isBaseline = baseline.data.run === run.id;
   const canChoose = mode === "owner" && run.is_owner && !isRunActive(run.status);
@@ -51,8 +51,8 @@ export function BaselineActions({ run, mode }: { run: Run; mode: "owner" | "publ
         </Button>
       )}
       {replay && (
-        <Badge size="lg" variant="light" color="grape" title={`${String(replay.callsMade)} LLM call(s) made`}>
-          {`Replay of #${String(replay.source)}: ${String(replay.callsSaved)} LLM calls saved`}
+        <Badge size="lg" variant="light" color="grape" title={`${String(replay.calls_made)} LLM call(s) made`}>
+          {`Replay of #${String(replay.source)}: ${String(replay.calls_saved)} LLM calls saved`}
         </Badge>
       )}
       {canChoose && (

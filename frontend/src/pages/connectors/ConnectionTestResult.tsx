@@ -33,14 +33,14 @@ function Reply({
         <Group gap={6} aria-label={`${label}: buttons`} role="group">
           {reply.buttons.map((button, index) => (
             <Button
-              key={`${String(index)}-${button}`}
+              key={`${String(index)}-${button.label}`}
               size="xs"
               variant="outline"
               radius="xl"
               title="Use this choice as the next test message"
-              onClick={() => onPickButton?.(button)}
+              onClick={() => onPickButton?.(button.label)}
             >
-              {button}
+              {button.label}
             </Button>
           ))}
         </Group>
@@ -62,12 +62,12 @@ export function ConnectionTestResult({
         <Badge color={result.ok ? "teal" : "red"} size="lg">
           {result.ok ? "Connected" : "Failed"}
         </Badge>
-        {result.latencySeconds !== null && <Text size="sm">Latency: {result.latencySeconds.toFixed(2)} s</Text>}
-        {result.httpStatus !== null && <Text size="sm">HTTP {result.httpStatus}</Text>}
+        <Text size="sm">Latency: {result.latency_s.toFixed(2)} s</Text>
+        {result.http_status !== null && <Text size="sm">HTTP {result.http_status}</Text>}
       </Group>
       {!result.ok && (
-        <Alert color="red" title={result.errorCode || "The chatbot did not answer"}>
-          {result.errorMessage || "No details were recorded."}
+        <Alert color="red" title={result.error_code ?? "The chatbot did not answer"}>
+          {result.error_message ?? "No details were recorded."}
         </Alert>
       )}
       {result.greeting && (result.greeting.messages.length > 0 || result.greeting.buttons.length > 0) && (
@@ -77,20 +77,20 @@ export function ConnectionTestResult({
         <Text span c="dimmed">
           Sent:{" "}
         </Text>
-        {result.messageSent}
+        {result.message_sent}
       </Text>
       {result.reply && <Reply reply={result.reply} label="Reply" onPickButton={onPickButton} />}
       <Stack gap={4}>
         <Title order={3} size="h6">
           Raw response
         </Title>
-        {result.rawExcerpt ? (
+        {result.raw_excerpt ? (
           <Code
             block
             tabIndex={0}
             style={{ maxHeight: 280, overflow: "auto", whiteSpace: "pre-wrap", overflowWrap: "anywhere" }}
           >
-            {result.rawExcerpt}
+            {result.raw_excerpt}
           </Code>
         ) : (
           <Text size="sm" c="dimmed">

@@ -3,7 +3,7 @@ import { Alert, Button, Group, Loader, Stack, Text, TextInput } from "@mantine/c
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useTestConnector } from "../../api/connectors";
-import { readConnectionTest } from "../../api/run-results";
+import { connectionTestOf } from "../../api/run-results";
 import { runKeys } from "../../api/query-keys";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { useFollowedRun } from "../../components/use-followed-run";
@@ -14,7 +14,7 @@ export function ConnectionTester({ connectorId }: { connectorId: number }) {
   const [message, setMessage] = useState("Hello");
   const [runId, setRunId] = useState<number | null>(null);
   const { run, active } = useFollowedRun(runId);
-  const result = run && !active ? readConnectionTest(run.result) : null;
+  const result = run && !active ? connectionTestOf(run) : null;
   const queryClient = useQueryClient();
   const finishedId = run && !active ? run.id : null;
 

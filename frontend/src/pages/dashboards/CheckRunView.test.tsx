@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
+import { checkResult } from "../../testing/results";
 
 const WANTED = "1a2b3c4d-order_pizza-1";
 
@@ -28,7 +29,7 @@ describe("check run", () => {
       kind: "check",
       status: "succeeded",
       params: { sensei_runs: [sensei.id], rules: [{ id: 1, name: "price_given" }] },
-      result: { conversations: 2, passed: 0, failed: 1, error: 0 },
+      result: checkResult({ conversations: 2, rules: 1, failed: 1 }),
     });
     const recordQueries: (string | null)[] = [];
     server.use(
@@ -90,7 +91,7 @@ describe("check run", () => {
       kind: "check",
       status: "succeeded",
       params: { sensei_runs: [sensei.id] },
-      result: {},
+      result: null,
     });
     server.use(
       http.get(`/api/runs/${String(check.id)}/results/`, () =>

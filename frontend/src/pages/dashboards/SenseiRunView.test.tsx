@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
+import { senseiResult } from "../../testing/results";
 
 type Verdict = "passed" | "failed" | "inconclusive";
 
@@ -29,7 +30,7 @@ const ROWS = [
   row(3, 2, "inconclusive", "inputs_not_conveyed: the user never said the size"),
 ];
 
-const RESULT = { conversations: 3, with_errors: 2, passed: 1, failed: 1, inconclusive: 1 };
+const RESULT = senseiResult({ conversations: 3, with_errors: 2, passed: 1, failed: 1, inconclusive: 1 });
 
 function senseiRun() {
   const project = workspaceDb.addProject();
@@ -50,7 +51,6 @@ describe("SENSEI verdicts where users look", () => {
     server.use(
       http.get(`/api/runs/${String(run.id)}/stats/`, () =>
         HttpResponse.json({
-          kind: "sensei",
           ...RESULT,
           failed_reasons: { goal_not_completed: 1 },
           inconclusive_reasons: { inputs_not_conveyed: 1 },
@@ -131,7 +131,7 @@ describe("SENSEI verdicts where users look", () => {
       kind: "sensei",
       status: "succeeded",
       params: { profiles: [] },
-      result: { conversations: 4, with_errors: 1 },
+      result: senseiResult({ conversations: 4, with_errors: 1 }),
     });
     renderApp("/sensei", { loggedIn: true });
     const table = await screen.findByRole("table", { name: "SENSEI runs" });
@@ -242,7 +242,7 @@ describe("who is at fault, where users look", () => {
       project: project.id,
       project_name: project.name,
       params: { profiles: [{ id: 1, name: "order_pizza" }] },
-      result: FAULT_RESULT,
+      result: senseiResult(FAULT_RESULT),
     });
     renderApp("/sensei", { loggedIn: true });
     const table = await screen.findByRole("table", { name: "SENSEI runs" });

@@ -174,9 +174,9 @@ function ReliabilityCell({ row }: { row: ProfileReliability | undefined }) {
     );
   return (
     <Stack gap={0}>
-      <Text size="sm">{`pass^${String(row.k)} ${formatPercent(row.passK.rate)} · pass@1 ${formatPercent(row.passAt1.rate)}`}</Text>
+      <Text size="sm">{`pass^${String(row.k)} ${formatPercent(row.pass_k.rate)} · pass@1 ${formatPercent(row.pass_at_1.rate)}`}</Text>
       <Text size="xs" c={row.flaky > 0 ? "orange" : "dimmed"}>
-        {`${String(row.flaky)} flaky · ${String(row.passK.decided)} of ${String(row.planned)} planned decided`}
+        {`${String(row.flaky)} flaky · ${String(row.pass_k.decided)} of ${String(row.planned)} planned decided`}
       </Text>
     </Stack>
   );
@@ -198,9 +198,9 @@ function ShakyConversations({ profiles }: { profiles: ProfileReliability[] }) {
       </Table.Thead>
       <Table.Tbody>
         {shaky.map((c) => (
-          <Table.Tr key={`${c.profile}-${String(c.plannedIndex)}`}>
+          <Table.Tr key={`${c.profile}-${String(c.planned_index)}`}>
             <Table.Td>{c.profile}</Table.Td>
-            <Table.Td>{`#${String(c.plannedIndex)}`}</Table.Td>
+            <Table.Td>{`#${String(c.planned_index)}`}</Table.Td>
             <Table.Td>
               <Badge color={c.verdict === "flaky" ? "orange" : c.verdict === "failed" ? "red" : "gray"} variant="light">
                 {c.verdict}
@@ -532,7 +532,7 @@ function VerdictCount({
 
 export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
   const summary = readSenseiSummary(run);
-  const reliability = readReliability(run.result);
+  const reliability = readReliability(run);
   const active = isRunActive(run.status);
   const stats = useRunStats(run.id, active);
   useRefreshWhenFinished(run.id, active);

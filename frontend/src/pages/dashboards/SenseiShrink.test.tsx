@@ -5,6 +5,7 @@ import type { ResultOf } from "../../api/runs";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
+import { profileReliability, rate, senseiResult } from "../../testing/results";
 
 /** A shrink run's result as the server serves it, with `changes` over a failure that reproduced. */
 function shrinkResult(changes: Partial<ResultOf<"shrink">>): ResultOf<"shrink"> {
@@ -94,32 +95,37 @@ function stats(profiles: string[]) {
   };
 }
 
-function rate(passed: number, decided: number) {
-  return { passed, failed: decided - passed, decided, rate: decided ? passed / decided : null, low: 0.1, high: 0.9 };
+function planned(index: number, passed: number, verdict: "passed" | "failed" | "flaky") {
+  return {
+    planned_index: index,
+    inputs: {},
+    repeats: 3,
+    decided: 3,
+    passed,
+    pass_k: passed === 3,
+    pass_at_1: rate(passed, 3),
+    verdict,
+  };
 }
 
 const RELIABILITY = [
-  {
+  profileReliability({
     profile: "greeting",
     k: 3,
     planned: 1,
     pass_k: rate(1, 1),
     pass_at_1: rate(3, 3),
-    flaky: 0,
-    conversations: [{ planned_index: 0, inputs: {}, repeats: 3, decided: 3, passed: 3, verdict: "passed" }],
-  },
-  {
+    conversations: [planned(0, 3, "passed")],
+  }),
+  profileReliability({
     profile: "order_pizza",
     k: 3,
     planned: 2,
     pass_k: rate(0, 2),
     pass_at_1: rate(2, 6),
     flaky: 1,
-    conversations: [
-      { planned_index: 1, inputs: {}, repeats: 3, decided: 3, passed: 2, verdict: "flaky" },
-      { planned_index: 0, inputs: {}, repeats: 3, decided: 3, passed: 0, verdict: "failed" },
-    ],
-  },
+    conversations: [planned(1, 2, "flaky"), planned(0, 0, "failed")],
+  }),
 ];
 
 function senseiRun(owned = true) {
@@ -131,7 +137,14 @@ function senseiRun(owned = true) {
     project: project.id,
     project_name: project.name,
     params: { profiles: [{ id: 1, name: "order_pizza" }] },
-    result: { conversations: 6, with_errors: 2, passed: 4, failed: 2, inconclusive: 0, reliability: RELIABILITY },
+    result: senseiResult({
+      conversations: 6,
+      with_errors: 2,
+      passed: 4,
+      failed: 2,
+      inconclusive: 0,
+      reliability: RELIABILITY,
+    }),
   });
   server.use(
     http.get(`/api/runs/${String(run.id)}/stats/`, () => HttpResponse.json(stats(["greeting", "order_pizza"]))),

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
+import { tracerResult } from "../../testing/results";
 
 describe("TRACER run page", () => {
   it("shows a run that found nothing as a warning with its reasons, and an unpriced cost as not priced", async () => {
@@ -14,7 +15,7 @@ describe("TRACER run page", () => {
       project: project.id,
       project_name: project.name,
       params: { sessions: 2, turns: 4 },
-      result: { kind: "tracer", functionalities: 0, profiles: 0, valid_profiles: 0 },
+      result: tracerResult(),
       usage: { calls: 9, prompt_tokens: 900, completion_tokens: 90, cost_usd: 0, unpriced_calls: 9 },
       cost_usd: 0,
     });

@@ -5,7 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { ApiError } from "../../api/errors";
 import { type LLMKey, useDeleteKey, useKeysPage, useTestKey } from "../../api/keys";
 import { keyKeys } from "../../api/query-keys";
-import { readCheckOutcome } from "../../api/run-results";
+import { keyCheckOf } from "../../api/run-results";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ListPage } from "../../components/ListPage";
 import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
@@ -56,7 +56,7 @@ function TestKeyButton({ llmKey }: { llmKey: LLMKey }) {
   useEffect(() => {
     if (run === undefined || active || reported.current === run.id) return;
     reported.current = run.id;
-    const outcome = readCheckOutcome(run.result);
+    const outcome = keyCheckOf(run);
     notifications.show({
       color: outcome?.ok ? "green" : "red",
       title: outcome?.ok ? `${llmKey.name} works` : `${llmKey.name} did not work`,

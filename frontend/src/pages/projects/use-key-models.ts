@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { type LLMKey, useListKeyModels } from "../../api/keys";
 import { useProviders } from "../../api/providers";
-import { readModelList } from "../../api/run-results";
+import { modelListOf } from "../../api/run-results";
 import { useFollowedRun } from "../../components/use-followed-run";
 
 export function useKeyModels(key: LLMKey | null) {
@@ -34,7 +34,7 @@ export function useKeyModels(key: LLMKey | null) {
   }, [keyId, start]);
 
   const { run, active } = useFollowedRun(keyId === null ? null : (runs[keyId] ?? null));
-  const live = run && !active ? readModelList(run.result) : null;
+  const live = run && !active ? modelListOf(run) : null;
   const fallback = providers.data?.find((p) => p.id === key?.provider)?.fallback_models ?? [];
   const models = live && live.models.length > 0 ? live.models : fallback;
 

@@ -2,6 +2,7 @@ import { screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { workspaceDb } from "../../testing/workspace-db";
+import { tracerResult } from "../../testing/results";
 
 describe("test center", () => {
   it("groups profiles by origin and starts TRACER, showing its progress and log as text", async () => {
@@ -97,7 +98,7 @@ describe("test center", () => {
     stored.finished = {
       status: "succeeded",
       stage: "done",
-      result: { kind: "tracer", functionalities: 0, profiles: 0, valid_profiles: 0 },
+      result: tracerResult(),
     };
 
     const report = await within(dialog).findByRole("link", { name: "Open the report" }, { timeout: 8000 });

@@ -1,0 +1,129 @@
+/**
+ * Run results for tests, as the API serves them: every field present, at the default the server's model gives it
+ * (`backend/runs/result_schema.py`), with the fields a test cares about overridden.
+ */
+import type { components } from "../api/schema";
+
+type Schemas = components["schemas"];
+
+const usage: Schemas["UsageTotals"] = {
+  calls: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  cost_usd: 0,
+  failed_calls: 0,
+  unpriced_calls: 0,
+};
+
+export function tracerResult(fields: Partial<Schemas["TracerSummary"]> = {}): Schemas["TracerSummary"] {
+  return {
+    kind: "tracer",
+    source: "live",
+    ok: true,
+    functionalities: 0,
+    profiles: 0,
+    valid_profiles: 0,
+    resumed: false,
+    warnings: [],
+    usage,
+    transcripts: null,
+    ...fields,
+  };
+}
+
+export function senseiResult(fields: Partial<Schemas["SenseiResult"]> = {}): Schemas["SenseiResult"] {
+  return {
+    kind: "sensei",
+    ok: (fields.failed ?? 0) === 0,
+    conversations: 0,
+    with_errors: 0,
+    passed: null,
+    failed: null,
+    inconclusive: null,
+    failed_reasons: {},
+    inconclusive_reasons: {},
+    faults: {},
+    verdict_rules: null,
+    simulator_slips: 0,
+    reliability: [],
+    warnings: [],
+    models: {},
+    replay: null,
+    ...fields,
+  };
+}
+
+export function checkResult(fields: Partial<Schemas["CheckRunSummary"]> = {}): Schemas["CheckRunSummary"] {
+  return {
+    kind: "check",
+    ok: (fields.failed ?? 0) === 0 && (fields.error ?? 0) === 0,
+    conversations: 0,
+    rules: 0,
+    passed: 0,
+    failed: 0,
+    error: 0,
+    not_applicable: 0,
+    ...fields,
+  };
+}
+
+export function replaySavings(fields: Partial<Schemas["ReplaySavings"]> = {}): Schemas["ReplaySavings"] {
+  return { source: null, calls_saved: 0, calls_made: 0, saved_by_tag: {}, made_by_tag: {}, ...fields };
+}
+
+export function rate(passed: number, decided: number): Schemas["ServedRate"] {
+  return {
+    passed,
+    failed: decided - passed,
+    decided,
+    rate: decided > 0 ? passed / decided : null,
+    low: 0,
+    high: 1,
+  };
+}
+
+export function profileReliability(
+  fields: Partial<Schemas["ProfileReliabilityResult"]> = {},
+): Schemas["ProfileReliabilityResult"] {
+  return {
+    profile: "",
+    k: 1,
+    planned: 0,
+    counted: 0,
+    pass_k: rate(0, 0),
+    pass_at_1: rate(0, 0),
+    repeats: 0,
+    decided_repeats: 0,
+    flaky: 0,
+    min_pass_rate: null,
+    conversations: [],
+    ...fields,
+  };
+}
+
+export function connectionTest(fields: Partial<Schemas["ConnectionTest"]> = {}): Schemas["ConnectionTest"] {
+  return {
+    kind: "connector_test",
+    ok: true,
+    technology: "",
+    message_sent: "",
+    greeting: null,
+    reply: null,
+    raw_excerpt: "",
+    latency_s: 0,
+    error_code: null,
+    error_message: null,
+    http_status: null,
+    ...fields,
+  };
+}
+
+export function botReply(messages: string[], buttons: string[] = []): Schemas["BotReply"] {
+  return {
+    messages,
+    buttons: buttons.map((label) => ({ label, value: null, url: null })),
+    raw: null,
+    latency_s: 0,
+    ended: false,
+  };
+}
