@@ -102,8 +102,11 @@ real-llm-setup:
 real-llm: real-llm-setup
 	$(REAL_LLM) serve --port $(REAL_LLM_PORT)
 
+# Its own test database: one still held open by a process of an earlier tier (a Celery pool child finishing a
+# task, say) cannot be dropped, and would fail the platform tests here at setup.
 test-real-llm: $(BACKEND_STAMP) real-llm-setup
-	cd backend && PARLEY_REAL_LLM=1 .venv/bin/pytest -m real_llm tests/real_llm
+	cd backend && DATABASE_URL=postgres://postgres@127.0.0.1:5432/parley_real PARLEY_REAL_LLM=1 \
+	  .venv/bin/pytest -m real_llm tests/real_llm
 
 schema: $(BACKEND_STAMP) $(FRONTEND_STAMP)
 	cd backend && DJANGO_SETTINGS_MODULE=parley.settings_test .venv/bin/python manage.py spectacular \

@@ -52,6 +52,33 @@ def runs_stay_queued_without_a_worker(request, monkeypatch):
     monkeypatch.setattr("runs.services._publish", lambda task, run_id: None)
 
 
+def create_llm_key(api: APIClient, base_url: str, name: str = "fake") -> dict:
+    """An OpenAI-compatible LLM key on `base_url`, created through the API."""
+    body = {"name": name, "provider": "openai-compatible", "base_url": base_url, "key": "sk-test"}
+    return api.post("/api/keys/", body, format="json").json()
+
+
+def create_pizza_project(
+    api: APIClient, key: dict, name: str = "Pizza", connector: int | None = None, **models: str
+) -> dict:
+    """A project created through the API: the built-in pizza bot (or `connector`) with `key`, exploring and writing
+    profiles with "fake-model" unless `models` names others (`judge_model="fake-model"`, say)."""
+    if connector is None:
+        bot = {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}
+        connector = api.post("/api/connectors/", bot, format="json").json()["id"]
+    body = {
+        "name": name,
+        "connector": connector,
+        "llm_key": key["id"],
+        "exploration_model": "fake-model",
+        "profile_model": "fake-model",
+        **models,
+    }
+    response = api.post("/api/projects/", body, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
 def _database_url(settings_dict: dict) -> str:
     host = settings_dict.get("HOST") or "127.0.0.1"
     port = settings_dict.get("PORT") or 5432

@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import LLMKey
 from engine.llm.offline.server import DEFAULT_MODELS, running_fake_server
 from runs.models import Conversation, Run, RunEvent
-from tests.conftest import wait_for
+from tests.conftest import create_llm_key, create_pizza_project, wait_for
 from tests.test_workspace_api import PROFILE
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -29,25 +29,12 @@ def fake_llm():
 
 @pytest.fixture
 def key(auth_api, fake_llm):
-    body = {"name": "fake", "provider": "openai-compatible", "base_url": fake_llm.base_url, "key": "sk-test"}
-    return auth_api.post("/api/keys/", body, format="json").json()
+    return create_llm_key(auth_api, fake_llm.base_url)
 
 
 @pytest.fixture
 def project(auth_api, key):
-    connector = auth_api.post(
-        "/api/connectors/", {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}, format="json"
-    ).json()
-    body = {
-        "name": "Pizza",
-        "connector": connector["id"],
-        "llm_key": key["id"],
-        "exploration_model": "fake-model",
-        "profile_model": "fake-model",
-    }
-    response = auth_api.post("/api/projects/", body, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
+    return create_pizza_project(auth_api, key)
 
 
 def start_sensei(api, project, text=PROFILE, **body):

@@ -9,7 +9,7 @@ import pytest
 from engine.llm.offline.server import running_fake_server
 from parley.celery import app
 from runs.models import Conversation, Run, RunEvent
-from tests.conftest import wait_for, worker_process
+from tests.conftest import create_llm_key, create_pizza_project, wait_for, worker_process
 from tests.test_platform_runs import PROFILE, finished, start
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -18,23 +18,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def project(auth_api):
     with running_fake_server(latency_s=0.2) as server:
-        key = auth_api.post(
-            "/api/keys/",
-            {"name": "fake", "provider": "openai-compatible", "base_url": server.base_url, "key": "sk-test"},
-            format="json",
-        ).json()
-        connector = auth_api.post(
-            "/api/connectors/",
-            {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}},
-            format="json",
-        ).json()
-        body = {
-            "name": "Pizza",
-            "connector": connector["id"],
-            "llm_key": key["id"],
-            "exploration_model": "fake-model",
-        }
-        yield auth_api.post("/api/projects/", body, format="json").json()
+        yield create_pizza_project(auth_api, create_llm_key(auth_api, server.base_url), profile_model="")
 
 
 def _worker_pid_running(run_id):

@@ -7,7 +7,7 @@ import pytest
 
 from engine.llm.offline.server import running_fake_server
 from runs.models import Artefact, Conversation, RuleResult, Run
-from tests.conftest import wait_for
+from tests.conftest import create_llm_key, create_pizza_project, wait_for
 from tests.test_workspace_api import PROFILE
 from workspace.models import Profile
 
@@ -29,24 +29,7 @@ def fake_llm():
 
 @pytest.fixture
 def project(auth_api, fake_llm):
-    key = auth_api.post(
-        "/api/keys/",
-        {"name": "fake", "provider": "openai-compatible", "base_url": fake_llm.base_url, "key": "sk-test"},
-        format="json",
-    ).json()
-    connector = auth_api.post(
-        "/api/connectors/", {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}, format="json"
-    ).json()
-    body = {
-        "name": "Pizza",
-        "connector": connector["id"],
-        "llm_key": key["id"],
-        "exploration_model": "fake-model",
-        "profile_model": "fake-model",
-    }
-    response = auth_api.post("/api/projects/", body, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
+    return create_pizza_project(auth_api, create_llm_key(auth_api, fake_llm.base_url))
 
 
 def start(api, project, **body):

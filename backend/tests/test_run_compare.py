@@ -17,6 +17,7 @@ from engine.llm.offline.server import running_fake_server
 from runs.http.serializers import RunRequestSerializer
 from runs.models import Conversation, RuleResult, Run
 from runs.worker.execution import execute_sensei
+from tests.conftest import create_llm_key, create_pizza_project
 from tests.factories import UserFactory
 from workspace.models import Connector, Project
 
@@ -51,11 +52,7 @@ def fake_llm():
 @pytest.fixture
 def project(auth_api, fake_llm, settings):
     settings.EGRESS_ALLOW = ["127.0.0.1"]
-    key = auth_api.post(
-        "/api/keys/",
-        {"name": "fake", "provider": "openai-compatible", "base_url": fake_llm.base_url, "key": "sk-test"},
-        format="json",
-    ).json()
+    key = create_llm_key(auth_api, fake_llm.base_url)
     # The chatbot's address appears in its records, as a chatbot's error pages often show it.
     connector = Connector.objects.create(
         owner=auth_api.user,
@@ -63,13 +60,7 @@ def project(auth_api, fake_llm, settings):
         technology="http",
         params={"url": "http://bot.internal.example/chat"},
     )
-    body = {
-        "name": "Pizza",
-        "connector": connector.pk,
-        "llm_key": key["id"],
-        "exploration_model": "fake-model",
-    }
-    created = auth_api.post("/api/projects/", body, format="json").json()
+    created = create_pizza_project(auth_api, key, connector=connector.pk, profile_model="")
     return Project.objects.get(pk=created["id"])
 
 

@@ -18,6 +18,7 @@ from engine.llm.offline.server import running_fake_server
 from runs.http.serializers import RunRequestSerializer
 from runs.models import Artefact, Conversation, Run
 from runs.worker.execution import execute_sensei
+from tests.conftest import create_llm_key, create_pizza_project
 from workspace.models import Project
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -67,23 +68,8 @@ def fake_llm():
 @pytest.fixture
 def project(auth_api, fake_llm, settings):
     settings.EGRESS_ALLOW = ["127.0.0.1"]
-    key = auth_api.post(
-        "/api/keys/",
-        {"name": "fake", "provider": "openai-compatible", "base_url": fake_llm.base_url, "key": "sk-test"},
-        format="json",
-    ).json()
-    connector = auth_api.post(
-        "/api/connectors/", {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}, format="json"
-    ).json()
-    body = {
-        "name": "Pizza",
-        "connector": connector["id"],
-        "llm_key": key["id"],
-        "exploration_model": "fake-model",
-        "profile_model": "fake-model",
-        "judge_model": "fake-model",
-    }
-    created = auth_api.post("/api/projects/", body, format="json").json()
+    key = create_llm_key(auth_api, fake_llm.base_url)
+    created = create_pizza_project(auth_api, key, judge_model="fake-model")
     personality = auth_api.post(
         f"/api/projects/{created['id']}/personalities/", {"text": PERSONALITY}, format="json"
     ).json()

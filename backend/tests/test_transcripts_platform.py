@@ -18,6 +18,7 @@ from engine.evaluation.doubles import imperfect_factory
 from runs.http.serializers import RunRequestSerializer
 from runs.models import Artefact, Conversation, ImportedConversation, Run, TranscriptUpload
 from runs.worker.execution import execute_sensei, execute_tracer
+from tests.conftest import create_llm_key, create_pizza_project
 from tests.engine.transcripts.test_from_transcripts import _leaks, _planted_chats, _recording_llm
 from workspace.models import Personality, Profile, Project
 
@@ -26,23 +27,9 @@ pytestmark = [pytest.mark.django_db]
 
 @pytest.fixture
 def project(auth_api) -> Project:
-    key = auth_api.post(
-        "/api/keys/",
-        {"name": "k", "provider": "openai-compatible", "base_url": "http://127.0.0.1:9/v1", "key": "sk-test"},
-        format="json",
-    ).json()
-    connector = auth_api.post(
-        "/api/connectors/", {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}, format="json"
-    ).json()
-    body = {
-        "name": "Shop",
-        "connector": connector["id"],
-        "llm_key": key["id"],
-        "exploration_model": "fake-model",
-        "profile_model": "fake-model",
-        "judge_model": "fake-model",
-    }
-    return Project.objects.get(pk=auth_api.post("/api/projects/", body, format="json").json()["id"])
+    key = create_llm_key(auth_api, "http://127.0.0.1:9/v1", name="k")
+    created = create_pizza_project(auth_api, key, name="Shop", judge_model="fake-model")
+    return Project.objects.get(pk=created["id"])
 
 
 def upload(api, project_id: int, data: bytes, name: str, chunk: int = 700) -> list[dict[str, Any]]:
