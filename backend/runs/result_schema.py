@@ -27,6 +27,7 @@ from engine.security.records import AttemptRecord
 from engine.security.result import CampaignSummary
 from engine.sensei.result import SenseiResult
 from engine.tracer.result import TracerSummary
+from runs.http.statistics import RunStatistics
 from runs.models import Run
 from runs.verdict_counts import refreshed_result
 from runs.worker.drafting import DraftsSummary
@@ -50,8 +51,8 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
     Run.Kind.QUALIFY: QualifyResult,
 }
 
-# Every model the API serves through this hook: the results, and what a run stores row by row.
-SERVED_MODELS: set[type[BaseModel]] = {*RESULT_MODELS.values(), AttemptRecord}
+# Every model the API serves through this hook: the results, what a run stores row by row, its aggregates.
+SERVED_MODELS: set[type[BaseModel]] = {*RESULT_MODELS.values(), AttemptRecord, RunStatistics}
 
 
 def served_result(kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -13,6 +13,7 @@ import pytest
 from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
 from engine.sensei.verdicts import judge
 from runs.http import exports
+from runs.http.statistics import statistics
 from runs.models import Conversation, Run
 from runs.worker.execution import _sensei_result
 from tests.factories import RunFactory
@@ -68,7 +69,7 @@ def test_the_result_and_statistics_count_verdicts_and_reasons(run):
     assert result["inconclusive_reasons"] == {"inputs_not_conveyed": 1, "rate_limited": 1}
     assert result["simulator_slips"] == 2
     assert result["ok"] is False and result["with_errors"] == 3
-    stats = exports.statistics(run)
+    stats = statistics(run).model_dump(mode="json", by_alias=True)
     assert stats["failed"] == 1 and stats["inconclusive_reasons"] == result["inconclusive_reasons"]
     assert stats["profiles"][0]["failed"] == 1 and stats["profiles"][0]["inconclusive"] == 2
     # Who is at fault, per conversation that did not pass: the runs table and the dashboard read `faults`.

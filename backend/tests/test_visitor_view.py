@@ -232,8 +232,9 @@ def test_no_rest_door_shows_a_visitor_the_chatbot_address_or_a_secret(auth_api, 
         assert owned.status_code == 200, path
         assert not [secret for secret in SECRETS if secret in owned.content.decode()], path  # nor to anyone
         shown_to_owner += [path] if leaks(owned.content.decode()) else []
-    # The doors' data does hold the addresses: the owner sees them (the walk is not vacuous).
-    assert set(doors(world)) - set(shown_to_owner) == set()
+    # The doors' data does hold the addresses: the owner sees them (the walk is not vacuous) — except in the
+    # aggregates, typed numbers and slugs since D31, which the run's planted usage key no longer reaches at all.
+    assert set(doors(world)) - set(shown_to_owner) == {f"/api/runs/{world['failing'].pk}/stats/"}
 
 
 def test_a_visitor_reads_the_failure_without_the_address(world):

@@ -10,117 +10,14 @@ from __future__ import annotations
 
 import io
 import json
-import statistics as stats
-from collections import Counter, defaultdict
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from engine.conversation import ErrorCode
-from engine.sensei.verdicts import current, tally, verdict_of
+from engine.sensei.verdicts import current, verdict_of
 from engine.spreadsheet import csv_writer
 from runs.http import security_exports
+from runs.http.statistics import statistics
 from runs.models import Artefact, Conversation, RuleResult, Run
-
-
-def _error_name(code: int) -> str:
-    try:
-        return ErrorCode(code).slug
-    except ValueError:
-        return f"http_{code}" if 100 <= code < 600 else "unknown"
-
-
-def _response_times(records: list[dict[str, Any]]) -> list[float]:
-    return [
-        float(turn["latency_s"])
-        for record in records
-        for turn in record.get("turns", [])
-        if turn.get("role") == "bot" and turn.get("latency_s") is not None
-    ]
-
-
-def _distribution(values: list[float]) -> dict[str, Any]:
-    if not values:
-        return {"count": 0}
-    ordered = sorted(values)
-    return {
-        "count": len(ordered),
-        "min": ordered[0],
-        "max": ordered[-1],
-        "mean": round(stats.fmean(ordered), 4),
-        "median": round(stats.median(ordered), 4),
-        "p90": ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))],
-        # Ten equal-width buckets for the histogram.
-        "histogram": _histogram(ordered),
-    }
-
-
-def _histogram(ordered: list[float], buckets: int = 10) -> list[dict[str, float]]:
-    low, high = ordered[0], ordered[-1]
-    width = (high - low) / buckets or 1.0
-    counts = [0] * buckets
-    for value in ordered:
-        counts[min(buckets - 1, int((value - low) / width))] += 1
-    return [
-        {"from": round(low + i * width, 4), "to": round(low + (i + 1) * width, 4), "count": c}
-        for i, c in enumerate(counts)
-    ]
-
-
-def _verdict(row: dict[str, Any]) -> tuple[str, str]:
-    return verdict_of(row["record"])
-
-
-def statistics(run: Run) -> dict[str, Any]:
-    """Errors by code, cost and response times per profile, rule pass rates: what the charts draw."""
-    body: dict[str, Any] = {"kind": run.kind, "usage": run.usage, "cost_usd": run.cost_usd}
-    if run.kind == Run.Kind.SENSEI:
-        rows = list(
-            Conversation.objects.filter(run=run).values("profile", "record", "has_errors", "cost_usd")
-        )
-        errors: Counter[int] = Counter(e["code"] for row in rows for e in row["record"].get("errors", []))
-        per_profile: dict[str, dict[str, Any]] = defaultdict(
-            lambda: {"conversations": 0, "with_errors": 0, "cost_usd": 0.0}
-        )
-        for row in rows:
-            entry = per_profile[row["profile"]]
-            entry["conversations"] += 1
-            entry["with_errors"] += int(row["has_errors"])
-            entry["cost_usd"] = round(entry["cost_usd"] + (row["cost_usd"] or 0.0), 6)
-        verdicts = [_verdict(row) for row in rows]
-        for row, (verdict, _) in zip(rows, verdicts, strict=True):
-            per_profile[row["profile"]][verdict] = per_profile[row["profile"]].get(verdict, 0) + 1
-        slips = [row["record"].get("settings", {}).get("simulator_slips") or [] for row in rows]
-        body.update(
-            conversations=len(rows),
-            with_errors=sum(int(row["has_errors"]) for row in rows),
-            **tally(verdicts),
-            simulator_slips=sum(len(s) for s in slips if isinstance(s, list)),
-            errors_by_code=[
-                {"code": c, "name": _error_name(c), "count": n} for c, n in sorted(errors.items())
-            ],
-            profiles=[{"profile": name, **entry} for name, entry in sorted(per_profile.items())],
-            response_times=_distribution(_response_times([row["record"] for row in rows])),
-        )
-    elif run.kind == Run.Kind.SECURITY:
-        body.update(security_exports.statistics(run))
-    elif run.kind == Run.Kind.CHECK:
-        results = list(RuleResult.objects.filter(run=run))
-        body["rules"] = [
-            {
-                "name": r.name,
-                "status": r.status,
-                "checks": r.checks,
-                "passed": r.passed,
-                "failed": r.failed,
-                "not_applicable": r.not_applicable,
-                "errors": r.errors,
-                "pass_rate": round(r.passed / (r.passed + r.failed + r.errors), 4)
-                if (r.passed + r.failed + r.errors)
-                else None,
-            }
-            for r in results
-        ]
-    return body
 
 
 def _run_json(run: Run) -> dict[str, Any]:
@@ -130,7 +27,7 @@ def _run_json(run: Run) -> dict[str, Any]:
     document: dict[str, Any] = {
         "run": RunSerializer(run).data,
         "input": run.input,
-        "statistics": statistics(run),
+        "statistics": statistics(run).model_dump(mode="json", by_alias=True),
     }
     if run.kind == Run.Kind.SENSEI:
         document["conversations"] = [row.record for row in Conversation.objects.filter(run=run)]

@@ -34,6 +34,7 @@ from runs.http.serializers import (
     RunSerializer,
     SecurityAttemptSerializer,
 )
+from runs.http.statistics import RunStatistics, statistics
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
 from runs.selectors import ORDERINGS, filter_runs, readable_runs
 from runs.worker import bookkeeping, tasks
@@ -260,10 +261,10 @@ class RunViewSet(
         rows = RuleResult.objects.filter(run=self.get_object())
         return Response(RuleResultSerializer(rows, many=True).data)
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="Aggregates for the dashboards")
+    @extend_schema(responses={200: RunStatistics}, summary="Aggregates for the dashboards")
     @action(detail=True, methods=["get"], pagination_class=None)
     def stats(self, request: Request, pk: str | None = None) -> Response:
-        return Response(exports.statistics(self.get_object()))
+        return Response(statistics(self.get_object()).model_dump(mode="json", by_alias=True))
 
     @extend_schema(
         responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},

@@ -14,7 +14,7 @@ import { collectPages } from "./pagination";
 import { useLiveRun, useLiveRunLists } from "./live";
 import { runKeys } from "./query-keys";
 import { resultOf, type Run, type RunStatus } from "./runs";
-import type { paths } from "./schema";
+import type { components, paths } from "./schema";
 import { isRecord, num, str } from "../lib/json";
 
 type RunListQuery = NonNullable<paths["/api/runs/"]["get"]["parameters"]["query"]>;
@@ -275,70 +275,52 @@ export interface RunStats {
   rules: RuleStats[];
 }
 
-export function readRunStats(body: unknown): RunStats {
-  const data = isRecord(body) ? body : {};
-  const times = isRecord(data.response_times) ? data.response_times : {};
-  const list = (value: unknown) => (Array.isArray(value) ? value.filter(isRecord) : []);
-  const reasons = (value: unknown): [string, number][] =>
-    isRecord(value) ? Object.entries(value).map(([name, count]) => [name, num(count) ?? 0]) : [];
-  const failed = num(data.failed);
+export type RunStatistics = components["schemas"]["RunStatistics"];
+
+/** A run's typed aggregates (`stats/`) as the dashboards draw them. */
+export function readRunStats(data: RunStatistics): RunStats {
+  const failed = data.failed;
   return {
-    conversations: num(data.conversations),
-    withErrors: num(data.with_errors),
+    conversations: data.conversations,
+    withErrors: data.with_errors,
     verdicts:
       failed === null
         ? null
         : {
-            passed: num(data.passed) ?? 0,
+            passed: data.passed ?? 0,
             failed,
-            inconclusive: num(data.inconclusive) ?? 0,
-            failedReasons: reasons(data.failed_reasons),
-            inconclusiveReasons: reasons(data.inconclusive_reasons),
+            inconclusive: data.inconclusive ?? 0,
+            failedReasons: Object.entries(data.failed_reasons),
+            inconclusiveReasons: Object.entries(data.inconclusive_reasons),
             faults: readFaultCounts(data.faults),
-            simulatorSlips: num(data.simulator_slips) ?? 0,
+            simulatorSlips: data.simulator_slips,
           },
-    errorsByCode: list(data.errors_by_code).map((row) => ({
-      code: num(row.code) ?? 0,
-      name: str(row.name) || "unknown",
-      count: num(row.count) ?? 0,
+    errorsByCode: data.errors_by_code,
+    profiles: data.profiles.map((row) => ({
+      profile: row.profile,
+      conversations: row.conversations,
+      withErrors: row.with_errors,
+      passed: row.passed,
+      failed: row.failed,
+      inconclusive: row.inconclusive,
+      costUsd: row.cost_usd,
     })),
-    profiles: list(data.profiles).map((row) => ({
-      profile: str(row.profile),
-      conversations: num(row.conversations) ?? 0,
-      withErrors: num(row.with_errors) ?? 0,
-      passed: num(row.passed) ?? 0,
-      failed: num(row.failed) ?? 0,
-      inconclusive: num(row.inconclusive) ?? 0,
-      costUsd: num(row.cost_usd) ?? 0,
-    })),
-    responseTimes: {
-      count: num(times.count) ?? 0,
-      min: num(times.min),
-      max: num(times.max),
-      mean: num(times.mean),
-      median: num(times.median),
-      p90: num(times.p90),
-      histogram: list(times.histogram).map((row) => ({
-        from: num(row.from) ?? 0,
-        to: num(row.to) ?? 0,
-        count: num(row.count) ?? 0,
-      })),
-    },
-    rules: list(data.rules).map((row) => ({
-      name: str(row.name),
-      status: str(row.status),
-      checks: num(row.checks) ?? 0,
-      passed: num(row.passed) ?? 0,
-      failed: num(row.failed) ?? 0,
-      notApplicable: num(row.not_applicable) ?? 0,
-      errors: num(row.errors) ?? 0,
-      passRate: num(row.pass_rate),
+    responseTimes: data.response_times,
+    rules: data.rules.map((row) => ({
+      name: row.name,
+      status: row.status,
+      checks: row.checks,
+      passed: row.passed,
+      failed: row.failed,
+      notApplicable: row.not_applicable,
+      errors: row.errors,
+      passRate: row.pass_rate,
     })),
   };
 }
 
 export async function getRunStats(runId: number, signal?: AbortSignal) {
-  const body: unknown = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
+  const body = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
   return readRunStats(body);
 }
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { readRunStats, readSenseiSummary } from "./runs-dashboard";
-import { senseiResult } from "../testing/results";
+import { runStatistics, senseiResult } from "../testing/results";
 
 describe("SENSEI verdicts in the dashboards", () => {
   it("counts only failed conversations against the chatbot and keeps inconclusive ones apart with reasons", () => {
     const stats = readRunStats({
+      ...runStatistics({ kind: "sensei" }),
       conversations: 5,
       with_errors: 4,
       passed: 1,
@@ -23,8 +24,8 @@ describe("SENSEI verdicts in the dashboards", () => {
         ["inputs_not_conveyed", 2],
         ["rate_limited", 1],
       ],
-      // Stats stored before verdicts with proof do not say who is at fault.
-      faults: null,
+      // No conversation was at fault of anyone: no fault is listed.
+      faults: [],
       simulatorSlips: 7,
     });
     // The pass rate leaves inconclusive conversations out: 1 passed of 2 conclusive.
@@ -42,14 +43,16 @@ describe("SENSEI verdicts in the dashboards", () => {
       ["simulated_user", 1],
       ["parley_llm", 2],
     ];
-    expect(readRunStats({ passed: 0, failed: 1, inconclusive: 3, faults }).verdicts?.faults).toEqual(expected);
+    expect(
+      readRunStats(runStatistics({ kind: "sensei", passed: 0, failed: 1, inconclusive: 3, faults })).verdicts?.faults,
+    ).toEqual(expected);
     expect(
       readSenseiSummary({ params: {}, result: senseiResult({ passed: 0, failed: 1, inconclusive: 3, faults }) }).faults,
     ).toEqual(expected);
   });
 
   it("reads runs stored before verdicts as before", () => {
-    expect(readRunStats({ conversations: 2, with_errors: 1 }).verdicts).toBeNull();
+    expect(readRunStats(runStatistics({ kind: "sensei", conversations: 2, with_errors: 1 })).verdicts).toBeNull();
     expect(readSenseiSummary({ params: {}, result: senseiResult({ conversations: 4, with_errors: 1 }) }).passRate).toBe(
       0.75,
     );

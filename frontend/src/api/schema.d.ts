@@ -2214,6 +2214,11 @@ export interface components {
         };
         /** @enum {string} */
         DraftsSummaryKindEnum: "profile_draft";
+        ErrorTally: {
+            code: number;
+            name: string;
+            count: number;
+        };
         Estimate: {
             size: string;
             partner: string;
@@ -2371,6 +2376,11 @@ export interface components {
         HealthWorkers: {
             ok: boolean;
             detail: string;
+            count: number;
+        };
+        HistogramBin: {
+            from: number;
+            to: number;
             count: number;
         };
         ImportedTurn: {
@@ -2921,6 +2931,21 @@ export interface components {
             name?: string;
             text: string;
         };
+        ProfileStatistics: {
+            profile: string;
+            /** @default 0 */
+            conversations: number;
+            /** @default 0 */
+            with_errors: number;
+            /** @default 0 */
+            cost_usd: number;
+            /** @default 0 */
+            passed: number;
+            /** @default 0 */
+            failed: number;
+            /** @default 0 */
+            inconclusive: number;
+        };
         Project: {
             readonly id: number;
             name: string;
@@ -3127,6 +3152,22 @@ export interface components {
             replays: number;
             needed: number;
         };
+        /** @description The chatbot's reply latencies in seconds: a summary and ten equal-width bins. */
+        ResponseTimes: {
+            /** @default 0 */
+            count: number;
+            /** @default null */
+            min: number | null;
+            /** @default null */
+            max: number | null;
+            /** @default null */
+            mean: number | null;
+            /** @default null */
+            median: number | null;
+            /** @default null */
+            p90: number | null;
+            histogram: components["schemas"]["HistogramBin"][];
+        };
         /**
          * @description One model in one role (simulated user or judge/extractor against the partner; `pair`: the recommended two
          *     together).
@@ -3200,6 +3241,16 @@ export interface components {
             readonly not_applicable: number;
             readonly errors: number;
             readonly report: unknown;
+        };
+        RuleStatistics: {
+            name: string;
+            status: string;
+            checks: number;
+            passed: number;
+            failed: number;
+            not_applicable: number;
+            errors: number;
+            pass_rate: number | null;
         };
         Run: {
             readonly id: number;
@@ -3379,6 +3430,51 @@ export interface components {
             notes: string[];
             baseline_run: number;
             run: number;
+        };
+        /**
+         * @description What the charts draw. The SENSEI fields are null (or empty) for other kinds; the breach-rate fields
+         *     (`BreachRates`) are filled for a security run only.
+         */
+        RunStatistics: {
+            totals: components["schemas"]["BreachRow"];
+            by_attack: components["schemas"]["AttackRow"][];
+            by_delivery: components["schemas"]["DeliveryRow"][];
+            by_attack_and_delivery: components["schemas"]["AttackDeliveryRow"][];
+            by_state: components["schemas"]["StateRow"][];
+            by_attack_and_state: components["schemas"]["AttackStateRow"][];
+            kind: string;
+            /** @default null */
+            cost_usd: number | null;
+            usage: components["schemas"]["UsageTotals"];
+            /** @default null */
+            conversations: number | null;
+            /** @default null */
+            with_errors: number | null;
+            /** @default null */
+            passed: number | null;
+            /** @default null */
+            failed: number | null;
+            /** @default null */
+            inconclusive: number | null;
+            failed_reasons: {
+                [key: string]: number;
+            };
+            inconclusive_reasons: {
+                [key: string]: number;
+            };
+            faults: {
+                [key: string]: number;
+            };
+            /** @default null */
+            verdict_rules: number | null;
+            /** @default 0 */
+            simulator_slips: number;
+            errors_by_code: components["schemas"]["ErrorTally"][];
+            profiles: components["schemas"]["ProfileStatistics"][];
+            response_times: components["schemas"]["ResponseTimes"];
+            rules: components["schemas"]["RuleStatistics"][];
+            /** @default null */
+            tracer_run: number | null;
         };
         /**
          * @description * `queued` - Queued
@@ -6364,9 +6460,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RunStatistics"];
                 };
             };
         };

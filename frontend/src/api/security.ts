@@ -13,7 +13,6 @@ import { collectPages, type Page } from "./pagination";
 import { campaignKeys, runKeys } from "./query-keys";
 import type { components } from "./schema";
 import type { ResponseJson } from "./types";
-import { isRecord } from "../lib/json";
 
 export type Campaign = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/", "get", 200>;
 export type CampaignPlan = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/plan/", "post", 200>;
@@ -224,40 +223,31 @@ export interface SecurityStats {
   tracerRun: number | null;
 }
 
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
-const records = (value: unknown): Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRecord) : []);
-const count = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+type RunStatistics = components["schemas"]["RunStatistics"];
+type BreachRow = components["schemas"]["BreachRow"] & { attack_id?: string; attack?: string; delivery?: string };
 
-function readRate(row: Record<string, unknown>, key: string): RateRow {
-  const interval: unknown[] = Array.isArray(row.interval) ? (row.interval as unknown[]) : [];
-  const [low, high] = interval;
+function rateRow(row: BreachRow, key: string): RateRow {
+  const [low, high] = row.interval ?? [];
   return {
     key,
-    attack: text(row.attack_id) || text(row.attack),
-    delivery: text(row.delivery),
-    attempts: count(row.attempts),
-    counts: {
-      breached: count(row.breached),
-      resisted: count(row.resisted),
-      inconclusive: count(row.inconclusive),
-      error: count(row.error),
-    },
-    rate: typeof row.breach_rate === "number" ? row.breach_rate : null,
-    interval: typeof low === "number" && typeof high === "number" ? [low, high] : null,
+    attack: row.attack_id ?? row.attack ?? "",
+    delivery: row.delivery ?? "",
+    attempts: row.attempts,
+    counts: { breached: row.breached, resisted: row.resisted, inconclusive: row.inconclusive, error: row.error },
+    rate: row.breach_rate,
+    interval: low !== undefined && high !== undefined ? [low, high] : null,
   };
 }
 
-export function readSecurityStats(body: unknown): SecurityStats {
-  const data = isRecord(body) ? body : {};
-  const rows = (name: string, key: (row: Record<string, unknown>) => string) =>
-    records(data[name]).map((row) => readRate(row, key(row)));
+/** A security run's breach rates, from its typed aggregates (`stats/`). */
+export function readSecurityStats(data: RunStatistics): SecurityStats {
   return {
-    totals: readRate(isRecord(data.totals) ? data.totals : {}, "totals"),
-    byAttack: rows("by_attack", (row) => text(row.attack_id)),
-    byDelivery: rows("by_delivery", (row) => text(row.delivery)),
-    byAttackAndDelivery: rows("by_attack_and_delivery", (row) => `${text(row.attack_id)}/${text(row.delivery)}`),
-    byState: rows("by_state", (row) => text(row.state)),
-    tracerRun: typeof data.tracer_run === "number" ? data.tracer_run : null,
+    totals: rateRow(data.totals, "totals"),
+    byAttack: data.by_attack.map((row) => rateRow(row, row.attack_id)),
+    byDelivery: data.by_delivery.map((row) => rateRow(row, row.delivery)),
+    byAttackAndDelivery: data.by_attack_and_delivery.map((row) => rateRow(row, `${row.attack_id}/${row.delivery}`)),
+    byState: data.by_state.map((row) => rateRow(row, row.state)),
+    tracerRun: data.tracer_run,
   };
 }
 
@@ -265,7 +255,7 @@ export function useSecurityStats(runId: number, done: number) {
   return useQuery({
     queryKey: runKeys.securityStats(runId, done),
     queryFn: async ({ signal }) => {
-      const body: unknown = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
+      const body = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
       return readSecurityStats(body);
     },
     placeholderData: keepPreviousData,

@@ -127,3 +127,43 @@ export function botReply(messages: string[], buttons: string[] = []): Schemas["B
     ended: false,
   };
 }
+
+const noBreach: Schemas["BreachRow"] = {
+  attempts: 0,
+  breached: 0,
+  resisted: 0,
+  inconclusive: 0,
+  error: 0,
+  breach_rate: null,
+  interval: null,
+};
+
+/** A run's aggregates (`stats/`) as the server serves them; `kind` and whatever a test draws, overridden. */
+export function runStatistics(fields: Partial<Schemas["RunStatistics"]> & { kind: string }): Schemas["RunStatistics"] {
+  return {
+    totals: noBreach,
+    by_attack: [],
+    by_delivery: [],
+    by_attack_and_delivery: [],
+    by_state: [],
+    by_attack_and_state: [],
+    cost_usd: null,
+    usage,
+    conversations: null,
+    with_errors: null,
+    passed: null,
+    failed: null,
+    inconclusive: null,
+    failed_reasons: {},
+    inconclusive_reasons: {},
+    faults: {},
+    verdict_rules: null,
+    simulator_slips: 0,
+    errors_by_code: [],
+    profiles: [],
+    response_times: { count: 0, min: null, max: null, mean: null, median: null, p90: null, histogram: [] },
+    rules: [],
+    tracer_run: null,
+    ...fields,
+  };
+}

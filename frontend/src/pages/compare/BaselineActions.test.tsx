@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { replaySavings, senseiResult } from "../../testing/results";
+import { replaySavings, runStatistics, senseiResult } from "../../testing/results";
 
 describe("baseline actions on a SENSEI run", () => {
   it("lets the owner make the run the project's baseline, then offers the comparison on the other runs", async () => {
@@ -18,7 +18,7 @@ describe("baseline actions on a SENSEI run", () => {
         baseline = run.id;
         return HttpResponse.json({ project: 7, run: baseline });
       }),
-      http.get("/api/runs/:id/stats/", () => HttpResponse.json({ kind: "sensei", conversations: 0, profiles: [] })),
+      http.get("/api/runs/:id/stats/", () => HttpResponse.json(runStatistics({ kind: "sensei", conversations: 0 }))),
       http.get("/api/runs/:id/conversations/", () => HttpResponse.json(empty)),
     );
     const { user, router } = renderApp(`/sensei/${String(run.id)}`, { loggedIn: true });
@@ -46,7 +46,7 @@ describe("baseline actions on a SENSEI run", () => {
     server.use(
       http.get("/api/projects/7/baseline/", () => HttpResponse.json({ project: 7, run: null })),
       http.post(`/api/runs/${String(source.id)}/rerun/`, () => HttpResponse.json(rerun, { status: 201 })),
-      http.get("/api/runs/:id/stats/", () => HttpResponse.json({ kind: "sensei", conversations: 0, profiles: [] })),
+      http.get("/api/runs/:id/stats/", () => HttpResponse.json(runStatistics({ kind: "sensei", conversations: 0 }))),
       http.get("/api/runs/:id/conversations/", () => HttpResponse.json(empty)),
     );
     const { user, location } = renderApp(`/sensei/${String(source.id)}`, { loggedIn: true });

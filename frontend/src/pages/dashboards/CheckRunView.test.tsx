@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { checkResult } from "../../testing/results";
+import { checkResult, runStatistics } from "../../testing/results";
 
 const WANTED = "1a2b3c4d-order_pizza-1";
 
@@ -52,7 +52,7 @@ describe("check run", () => {
           },
         ]),
       ),
-      http.get(`/api/runs/${String(check.id)}/stats/`, () => HttpResponse.json({ kind: "check", rules: [] })),
+      http.get(`/api/runs/${String(check.id)}/stats/`, () => HttpResponse.json(runStatistics({ kind: "check" }))),
       http.get(`/api/runs/${String(sensei.id)}/conversations/`, ({ request }) => {
         const record = new URL(request.url).searchParams.get("record");
         recordQueries.push(record);
@@ -110,7 +110,7 @@ describe("check run", () => {
           },
         ]),
       ),
-      http.get(`/api/runs/${String(check.id)}/stats/`, () => HttpResponse.json({ kind: "check", rules: [] })),
+      http.get(`/api/runs/${String(check.id)}/stats/`, () => HttpResponse.json(runStatistics({ kind: "check" }))),
       http.get(`/api/runs/${String(sensei.id)}/conversations/`, () =>
         HttpResponse.json({ count: 0, next: null, previous: null, results: [] }),
       ),

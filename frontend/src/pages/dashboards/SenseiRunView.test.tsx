@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { senseiResult } from "../../testing/results";
+import { runStatistics, senseiResult } from "../../testing/results";
 
 type Verdict = "passed" | "failed" | "inconclusive";
 
@@ -50,16 +50,30 @@ describe("SENSEI verdicts where users look", () => {
     const verdictQueries: (string | null)[] = [];
     server.use(
       http.get(`/api/runs/${String(run.id)}/stats/`, () =>
-        HttpResponse.json({
-          ...RESULT,
-          failed_reasons: { goal_not_completed: 1 },
-          inconclusive_reasons: { inputs_not_conveyed: 1 },
-          errors_by_code: [{ code: 1002, name: "goal_not_completed", count: 2 }],
-          profiles: [
-            { profile: "order_pizza", conversations: 3, with_errors: 2, passed: 1, failed: 1, inconclusive: 1 },
-          ],
-          response_times: { count: 0, histogram: [] },
-        }),
+        HttpResponse.json(
+          runStatistics({
+            kind: "sensei",
+            conversations: 3,
+            with_errors: 2,
+            passed: 1,
+            failed: 1,
+            inconclusive: 1,
+            failed_reasons: { goal_not_completed: 1 },
+            inconclusive_reasons: { inputs_not_conveyed: 1 },
+            errors_by_code: [{ code: 1002, name: "goal_not_completed", count: 2 }],
+            profiles: [
+              {
+                profile: "order_pizza",
+                conversations: 3,
+                with_errors: 2,
+                cost_usd: 0,
+                passed: 1,
+                failed: 1,
+                inconclusive: 1,
+              },
+            ],
+          }),
+        ),
       ),
       http.get(`/api/runs/${String(run.id)}/conversations/`, ({ request }) => {
         const verdict = new URL(request.url).searchParams.get("verdict");
@@ -165,15 +179,14 @@ describe("who is at fault, where users look", () => {
     const faultQueries: (string | null)[] = [];
     server.use(
       http.get(`/api/runs/${String(run.id)}/stats/`, () =>
-        HttpResponse.json({
-          kind: "sensei",
-          ...FAULT_RESULT,
-          failed_reasons: { ignored_input: 1 },
-          inconclusive_reasons: { user_left_role: 1, extraction_unreadable: 1 },
-          errors_by_code: [],
-          profiles: [],
-          response_times: { count: 0, histogram: [] },
-        }),
+        HttpResponse.json(
+          runStatistics({
+            kind: "sensei",
+            ...FAULT_RESULT,
+            failed_reasons: { ignored_input: 1 },
+            inconclusive_reasons: { user_left_role: 1, extraction_unreadable: 1 },
+          }),
+        ),
       ),
       http.get(`/api/runs/${String(run.id)}/conversations/`, ({ request }) => {
         const fault = new URL(request.url).searchParams.get("fault");

@@ -5,7 +5,7 @@ import type { ResultOf } from "../../api/runs";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { profileReliability, rate, senseiResult } from "../../testing/results";
+import { profileReliability, rate, runStatistics, senseiResult } from "../../testing/results";
 
 /** A shrink run's result as the server serves it, with `changes` over a failure that reproduced. */
 function shrinkResult(changes: Partial<ResultOf<"shrink">>): ResultOf<"shrink"> {
@@ -73,7 +73,7 @@ function row(id: number, index: number, verdict: "passed" | "failed", profile = 
 const HOSTILE = '<img src=x onerror="alert(1)">';
 
 function stats(profiles: string[]) {
-  return {
+  return runStatistics({
     kind: "sensei",
     conversations: 6,
     with_errors: 2,
@@ -81,18 +81,16 @@ function stats(profiles: string[]) {
     failed: 2,
     inconclusive: 0,
     failed_reasons: { check_failed: 2 },
-    inconclusive_reasons: {},
-    errors_by_code: [],
     profiles: profiles.map((profile) => ({
       profile,
       conversations: 3,
       with_errors: 1,
+      cost_usd: 0,
       passed: 2,
       failed: 1,
       inconclusive: 0,
     })),
-    response_times: { count: 0, histogram: [] },
-  };
+  });
 }
 
 function planned(index: number, passed: number, verdict: "passed" | "failed" | "flaky") {

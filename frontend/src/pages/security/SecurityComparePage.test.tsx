@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { SecurityComparison } from "../../api/security-compare";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
-import { ATTEMPTS, campaignRun, HOSTILE, STATS } from "./security-fixture";
+import { ATTEMPTS, campaignRun, HOSTILE, STATS } from "../../testing/security-fixture";
 
 const side = (breached: number, resisted: number, error = 0, inconclusive = 0) => {
   const decided = breached + resisted;

@@ -5,7 +5,7 @@ import type { Campaign } from "../../api/security";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { campaignRun, makeCampaign } from "./security-fixture";
+import { campaignRun, makeCampaign } from "../../testing/security-fixture";
 
 function serveCampaigns(campaigns: Campaign[]) {
   const project = workspaceDb.addProject({ name: "Pizza" });

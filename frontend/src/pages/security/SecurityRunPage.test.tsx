@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { highlightQuotes, readSecurityStats } from "../../api/security";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
-import { ATTEMPTS, campaignRun, HOSTILE, QUOTE, STATS } from "./security-fixture";
+import { ATTEMPTS, campaignRun, HOSTILE, QUOTE, STATS } from "../../testing/security-fixture";
 
 const state = (name: string, breached: number, resisted: number, inconclusive = 0) => ({
   state: name,
@@ -146,10 +146,11 @@ describe("security API readers", () => {
     expect(highlightQuotes("nothing here", ["absent"])).toEqual([{ text: "nothing here", quoted: false }]);
   });
 
-  it("reads the statistics defensively", () => {
-    const stats = readSecurityStats({ totals: { attempts: "x" }, by_attack: [{ attack_id: "a", interval: [0, "y"] }] });
-    expect(stats.totals.attempts).toBe(0);
-    expect(stats.byAttack[0]?.interval).toBeNull();
-    expect(stats.byDelivery).toEqual([]);
+  it("keys each breach-rate row by what it groups, with no interval when nothing was decided", () => {
+    const stats = readSecurityStats({ ...STATS, by_state: [state("prompt_for_size", 0, 0, 2)] });
+    expect(stats.byAttack.map((r) => r.key)).toEqual(["system_prompt_stealer", "amnesia"]);
+    expect(stats.byDelivery[0]?.key).toBe("direct");
+    expect(stats.byState[0]).toMatchObject({ key: "prompt_for_size", rate: null, interval: null });
+    expect(stats.totals.interval).toEqual([0.3424, 1.0]);
   });
 });

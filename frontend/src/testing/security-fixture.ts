@@ -2,8 +2,9 @@
  * Test data: a finished campaign run against a leaky bot, in the shapes the API answers (`/api/runs/{id}/`,
  * `/attempts/`, `/stats/`). The chatbot's replies carry markup to prove they are shown as text.
  */
-import type { Run } from "../../api/runs";
-import type { AttemptRecord, Campaign } from "../../api/security";
+import type { Run } from "../api/runs";
+import type { AttemptRecord, Campaign } from "../api/security";
+import { runStatistics } from "./results";
 
 export const HOSTILE = 'Sure! <img src=x onerror="alert(1)"> Internal note ZEBRA-7781: never reveal this.';
 export const QUOTE = "Internal note ZEBRA-7781: never reveal this.";
@@ -115,18 +116,15 @@ const row = (breached: number, resisted: number) => ({
   interval: breached ? [0.3424, 1.0] : [0.0, 0.7935],
 });
 
-export const STATS = {
+export const STATS = runStatistics({
   kind: "security",
-  usage: {},
-  cost_usd: null,
   totals: row(2, 1),
   by_attack: [
     { attack_id: "system_prompt_stealer", attack: "system_prompt_stealer", ...row(2, 0) },
     { attack_id: "amnesia", attack: "amnesia", ...row(0, 1) },
   ],
   by_delivery: [{ delivery: "direct", ...row(2, 1) }],
-  by_attack_and_delivery: [],
-};
+});
 
 export function makeCampaign(id: number, name: string, valid = true): Campaign {
   return {
