@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.json_schema import GenerateJsonSchema, model_json_schema
 from rest_framework import serializers
 
-from engine.check.report import CheckRunSummary
+from engine.check.report import CheckRunSummary, RuleReport
 from engine.evaluation.qualify_result import QualifyResult
 from engine.evaluation.result import BenchSummary
 from engine.security.records import AttemptRecord
@@ -52,7 +52,7 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
 }
 
 # Every model the API serves through this hook: the results, what a run stores row by row, its aggregates.
-SERVED_MODELS: set[type[BaseModel]] = {*RESULT_MODELS.values(), AttemptRecord, RunStatistics}
+SERVED_MODELS: set[type[BaseModel]] = {*RESULT_MODELS.values(), AttemptRecord, RuleReport, RunStatistics}
 
 
 def served_result(kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:

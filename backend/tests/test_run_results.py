@@ -301,3 +301,22 @@ def test_a_sensei_result_with_repeats_and_a_check_result_load_typed(auth_api):
     assert result["faults"] == {"chatbot": 1} and result["models"] == {}
     check = _served(auth_api, "check", OLD_CHECK)
     assert check == {"kind": "check", **OLD_CHECK}
+
+
+@pytest.mark.django_db
+def test_a_rule_report_that_does_not_load_is_served_with_defaults_never_a_500(auth_api):
+    from runs.models import RuleResult
+
+    run = RunFactory(owner=auth_api.user, kind="check", status=Run.Status.SUCCEEDED, result=OLD_CHECK)
+    hostile = {"checks": "many", "results": "not a list", "warnings": ["kept"], "omitted": 2}
+    RuleResult.objects.create(run=run, name="r", status="failed", checks=1, failed=1, report=hostile)
+    response = auth_api.get(f"/api/runs/{run.pk}/results/")
+    assert response.status_code == 200
+    report = response.json()[0]["report"]
+    # What loads is kept; what does not takes its default.
+    assert (report["checks"], report["results"], report["warnings"], report["omitted"]) == (
+        0,
+        [],
+        ["kept"],
+        2,
+    )

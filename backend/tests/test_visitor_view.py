@@ -177,9 +177,10 @@ def world(auth_api):
     Artefact.objects.create(run=failing, name=Artefact.Name.PLAN, content={"note": f"plan for {WRITTEN}"})
     guarded, breached = campaign(project, verdict="resisted"), campaign(project, verdict="breached")
     check = Run.objects.create(owner=owner, project=project, kind=Run.Kind.CHECK, status=Run.Status.FAILED)
-    RuleResult.objects.create(
-        run=check, name="no_errors", status="failed", checks=1, failed=1, report={"message": UNREACHABLE}
-    )
+    # A rule's on-error message quotes what the chatbot said, address and all.
+    failure = {"conversations": ["c1"], "outcome": "fail", "reason": "no_errors", "message": UNREACHABLE}
+    report = {"name": "no_errors", "checks": 1, "failed": 1, "results": [failure]}
+    RuleResult.objects.create(run=check, name="no_errors", status="failed", checks=1, failed=1, report=report)
     old, new = tracer(project, "Orders pizza"), tracer(project, f"Orders pizza at {QUOTED}")
     return {
         "project": project,

@@ -42,7 +42,7 @@ RuleStatus = Literal["passed", "failed", "error", "not_applicable"]
 
 
 class RuleReport(BaseModel):
-    name: str
+    name: str = ""  # the rule's (a stored report without it still loads)
     description: str = ""
     file: str | None = None
     conversations: int | Literal["all"] = 1

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from drf_spectacular.utils import extend_schema_field
+from pydantic import BaseModel, ValidationError
 from rest_framework import serializers
 
 from engine.bots.mutation import OPERATORS
+from engine.check.report import RuleReport
 from engine.security import needs_model
 from engine.security.records import AttemptRecord
 from engine.sensei import new_seed
@@ -25,6 +27,36 @@ TRACER_SESSIONS = (1, 50)
 TRACER_TURNS = (2, 30)
 BENCH_REPEATS = (1, 10)
 BENCH_MUTANTS_PER_OPERATOR = (0, 10)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def leniently(model: type[M], stored: Any) -> M:
+    """`stored` as `model`, its fields that do not load (a hand-edited or hostile document) at their defaults —
+    never a server error for what a run once stored."""
+    try:
+        return model.model_validate(stored)
+    except ValidationError as exc:
+        bad = {error["loc"][0] for error in exc.errors() if error["loc"]}
+        kept = (
+            {key: value for key, value in stored.items() if key not in bad}
+            if isinstance(stored, dict)
+            else {}
+        )
+        return model.model_validate(kept)
+
+
+def stored_model_field(model: type[BaseModel]) -> serializers.JSONField:
+    """A JSON document a run stored, served through `model` and typed by it in the schema: brought to the model's
+    current shape (a field added since takes its default)."""
+
+    @extend_schema_field(model)
+    class StoredModelField(serializers.JSONField):
+        def to_representation(self, value: Any) -> Any:
+            return leniently(model, value).model_dump(mode="json")
+
+    return StoredModelField(read_only=True)
 
 
 class ProgressSerializer(serializers.Serializer[Any]):
@@ -406,6 +438,8 @@ class ArtefactSerializer(serializers.ModelSerializer[Artefact]):
 
 
 class RuleResultSerializer(serializers.ModelSerializer[RuleResult]):
+    report = stored_model_field(RuleReport)
+
     class Meta:
         model = RuleResult
         fields = (
@@ -423,18 +457,10 @@ class RuleResultSerializer(serializers.ModelSerializer[RuleResult]):
         read_only_fields = fields
 
 
-@extend_schema_field(AttemptRecord)
-class AttemptRecordField(serializers.JSONField):
-    """A stored attempt record brought to the current `AttemptRecord` (a field added since takes its default)."""
-
-    def to_representation(self, value: Any) -> Any:
-        return AttemptRecord.model_validate(value).model_dump(mode="json")
-
-
 class SecurityAttemptSerializer(serializers.ModelSerializer[SecurityAttempt]):
     """One attempt of a security campaign; `record` holds its transcript, findings and quoted evidence."""
 
-    record = AttemptRecordField(read_only=True)
+    record = stored_model_field(AttemptRecord)
 
     class Meta:
         model = SecurityAttempt

@@ -10,7 +10,6 @@ import { api, unwrap, unwrapEmpty } from "./client";
 import { collectPages } from "./pagination";
 import { ruleKeys, runKeys } from "./query-keys";
 import type { ResponseJson } from "./types";
-import { isRecord, str } from "../lib/json";
 
 export type Rule = ResponseJson<"/api/projects/{project_id}/rules/{id}/", "get", 200>;
 export type RuleResultRow = ResponseJson<"/api/runs/{id}/results/", "get", 200>[number];
@@ -94,48 +93,6 @@ export function useSetRuleActive() {
 }
 
 // -- results of a check run ------------------------------------------------------------------------------------
-
-export type Outcome = "pass" | "fail" | "not_applicable" | "error";
-
-export interface CheckResultView {
-  conversations: string[];
-  outcome: Outcome;
-  reason: string;
-  message: string;
-}
-
-export interface RuleReportView {
-  description: string;
-  results: CheckResultView[];
-  omitted: number;
-  notApplicableReasons: [string, number][];
-  warnings: string[];
-}
-
-function readOutcome(value: unknown): Outcome {
-  return value === "pass" || value === "fail" || value === "not_applicable" ? value : "error";
-}
-
-/** A rule's `report` (`engine/check/report.py::RuleReport`): the failures and errors one by one. */
-export function readRuleReport(report: unknown): RuleReportView {
-  const data = isRecord(report) ? report : {};
-  return {
-    description: str(data.description),
-    results: (Array.isArray(data.results) ? data.results.filter(isRecord) : []).map((row) => ({
-      conversations: Array.isArray(row.conversations) ? row.conversations.map(str).filter(Boolean) : [],
-      outcome: readOutcome(row.outcome),
-      reason: str(row.reason),
-      message: str(row.message),
-    })),
-    omitted: typeof data.omitted === "number" ? data.omitted : 0,
-    notApplicableReasons: isRecord(data.not_applicable_reasons)
-      ? Object.entries(data.not_applicable_reasons).flatMap(([reason, count]): [string, number][] =>
-          typeof count === "number" ? [[reason, count]] : [],
-        )
-      : [],
-    warnings: Array.isArray(data.warnings) ? data.warnings.map(str).filter(Boolean) : [],
-  };
-}
 
 export function getRuleResults(runId: number, signal?: AbortSignal) {
   return unwrap(api.GET("/api/runs/{id}/results/", { params: { path: { id: runId } }, signal }));

@@ -1834,6 +1834,15 @@ export interface components {
         };
         /** @enum {string} */
         CampaignSummaryKindEnum: "security";
+        /** @description One check: one conversation, one group of k conversations, or the filtered set of a global rule. */
+        CheckResult: {
+            conversations: string[];
+            outcome: components["schemas"]["Outcome"];
+            /** @default null */
+            reason: string | null;
+            /** @default null */
+            message: string | null;
+        };
         /** @description A check run in figures, as the platform stores and serves it (README D31): rules by status. */
         CheckRunSummary: {
             /**
@@ -2512,6 +2521,8 @@ export interface components {
          * @enum {string}
          */
         OriginEnum: "manual" | "tracer";
+        /** @enum {string} */
+        Outcome: "pass" | "fail" | "not_applicable" | "error";
         /** @enum {string} */
         OutcomeEnum: "breach" | "clean" | "unsure" | "error";
         /**
@@ -3225,6 +3236,36 @@ export interface components {
             readonly updated_at: string;
             readonly active: boolean;
         };
+        RuleReport: {
+            name: string;
+            /** @default  */
+            description: string;
+            /** @default null */
+            file: string | null;
+            /** @default 1 */
+            conversations: number | "all";
+            /** @default false */
+            ordered: boolean;
+            /** @default 0 */
+            checks: number;
+            /** @default 0 */
+            passed: number;
+            /** @default 0 */
+            failed: number;
+            /** @default 0 */
+            not_applicable: number;
+            /** @default 0 */
+            errors: number;
+            results: components["schemas"]["CheckResult"][];
+            /** @default 0 */
+            omitted: number;
+            not_applicable_reasons: {
+                [key: string]: number;
+            };
+            warnings: string[];
+            /** @default 0 */
+            duration_s: number;
+        };
         RuleRequest: {
             /** @description Defaults to the name in the YAML. */
             name?: string;
@@ -3240,7 +3281,7 @@ export interface components {
             readonly failed: number;
             readonly not_applicable: number;
             readonly errors: number;
-            readonly report: unknown;
+            readonly report: components["schemas"]["RuleReport"];
         };
         RuleStatistics: {
             name: string;

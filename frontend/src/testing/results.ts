@@ -167,3 +167,24 @@ export function runStatistics(fields: Partial<Schemas["RunStatistics"]> & { kind
     ...fields,
   };
 }
+
+/** A rule's report in a check run's results (`engine/check/report.py::RuleReport`). */
+export function ruleReport(fields: Partial<Schemas["RuleReport"]> & { name: string }): Schemas["RuleReport"] {
+  return {
+    description: "",
+    file: null,
+    conversations: 1,
+    ordered: false,
+    checks: 0,
+    passed: 0,
+    failed: 0,
+    not_applicable: 0,
+    errors: 0,
+    results: [],
+    omitted: 0,
+    not_applicable_reasons: {},
+    warnings: [],
+    duration_s: 0,
+    ...fields,
+  };
+}

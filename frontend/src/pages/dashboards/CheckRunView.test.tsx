@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { checkResult, runStatistics } from "../../testing/results";
+import { checkResult, ruleReport, runStatistics } from "../../testing/results";
 
 const WANTED = "1a2b3c4d-order_pizza-1";
 
@@ -45,10 +45,11 @@ describe("check run", () => {
             failed: 1,
             not_applicable: 0,
             errors: 0,
-            report: {
+            report: ruleReport({
+              name: "price_given",
               description: "a price is always given",
-              results: [{ conversations: [WANTED], outcome: "fail", reason: "no price", message: "" }],
-            },
+              results: [{ conversations: [WANTED], outcome: "fail", reason: "no price", message: null }],
+            }),
           },
         ]),
       ),
@@ -106,7 +107,10 @@ describe("check run", () => {
             failed: 1,
             not_applicable: 0,
             errors: 0,
-            report: { results: [{ conversations: [WANTED], outcome: "fail", reason: "", message: "" }] },
+            report: ruleReport({
+              name: "price_given",
+              results: [{ conversations: [WANTED], outcome: "fail", reason: null, message: null }],
+            }),
           },
         ]),
       ),

@@ -6,7 +6,7 @@ import { Accordion, Anchor, Badge, Group, Stack, Table, Text, Title } from "@man
 import { useState } from "react";
 import { Link } from "react-router";
 import { useFoundConversation } from "../../api/conversations";
-import { readRuleReport, type RuleResultRow, useRuleResults } from "../../api/rule-results";
+import { type RuleResultRow, useRuleResults } from "../../api/rule-results";
 import { isRunActive, type Run } from "../../api/runs";
 import { readCheckSummary, type RunStats, useRunStats } from "../../api/runs-dashboard";
 import { ErrorState, LoadingState } from "../../components/StateViews";
@@ -73,7 +73,8 @@ function FoundConversationModal({
 }
 
 function RuleDrillDown({ row, onOpen }: { row: RuleResultRow; onOpen: (recordId: string) => void }) {
-  const report = readRuleReport(row.report);
+  const report = row.report;
+  const notApplicable = Object.entries(report.not_applicable_reasons);
   return (
     <Stack gap="xs">
       {report.description && <Text size="sm">{report.description}</Text>}
@@ -99,8 +100,8 @@ function RuleDrillDown({ row, onOpen }: { row: RuleResultRow; onOpen: (recordId:
                     {result.outcome}
                   </Badge>
                 </Table.Td>
-                <Table.Td style={{ overflowWrap: "anywhere" }}>{result.reason || "—"}</Table.Td>
-                <Table.Td style={{ overflowWrap: "anywhere" }}>{result.message || "—"}</Table.Td>
+                <Table.Td style={{ overflowWrap: "anywhere" }}>{result.reason ?? "—"}</Table.Td>
+                <Table.Td style={{ overflowWrap: "anywhere" }}>{result.message ?? "—"}</Table.Td>
                 <Table.Td>
                   <Stack gap={2}>
                     {result.conversations.slice(0, 20).map((id) => (
@@ -117,9 +118,9 @@ function RuleDrillDown({ row, onOpen }: { row: RuleResultRow; onOpen: (recordId:
         </Table>
       )}
       {report.omitted > 0 && <Text size="xs" c="dimmed">{`${String(report.omitted)} more not listed.`}</Text>}
-      {report.notApplicableReasons.length > 0 && (
+      {notApplicable.length > 0 && (
         <Text size="xs" c="dimmed">
-          {`Not applicable: ${report.notApplicableReasons.map(([reason, count]) => `${reason} (${String(count)})`).join("; ")}`}
+          {`Not applicable: ${notApplicable.map(([reason, count]) => `${reason} (${String(count)})`).join("; ")}`}
         </Text>
       )}
     </Stack>
