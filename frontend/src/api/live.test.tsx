@@ -10,32 +10,20 @@ import { liveTiming, retryDelay, useLiveRun, useLiveRunLists } from "./live";
 import { useRunEvents } from "./project-runs";
 import { runKeys } from "./query-keys";
 import { type Run, useRun } from "./runs";
+import { makeRun } from "../testing/workspace-db";
 
-const RUN = {
+const RUN = makeRun({
   id: 7,
   kind: "sensei",
   status: "running",
   created_at: "2026-03-14T09:00:00Z",
   started_at: "2026-03-14T09:00:01Z",
-  finished_at: null,
-  result: null,
-  error_type: "",
-  error_message: "",
-  trigger_source: "api",
   wait_seconds: 1,
-  duration_seconds: null,
   stage: "simulating",
   progress: { done: 0, total: 4 },
-  counters: {},
   project: 1,
   project_name: "Pizza",
-  params: {},
-  usage: {},
-  cost_usd: null,
-  owner_name: "User 1",
-  is_owner: true,
-  cancel_requested: false,
-} satisfies Run;
+});
 
 function event(id: number, text: string) {
   return { id, type: "message", created_at: "2026-03-14T09:00:02Z", data: { profile: "pizza", index: 0, text } };

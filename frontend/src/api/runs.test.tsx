@@ -5,34 +5,21 @@ import type { ReactNode } from "react";
 import { describe, expect, it } from "vitest";
 import { server } from "../testing/server";
 import { controlledStream } from "../testing/stream-handlers";
+import { makeRun } from "../testing/workspace-db";
 import { type Run, type RunStatus, useRun } from "./runs";
 
 function run(status: RunStatus): Run {
-  return {
+  return makeRun({
     id: 7,
-    kind: "ping",
     status,
     created_at: "2026-03-14T09:00:00Z",
     started_at: status === "queued" ? null : "2026-03-14T09:00:01Z",
     finished_at: status === "succeeded" ? "2026-03-14T09:00:02Z" : null,
     result: status === "succeeded" ? { kind: "ping", pong: true, worker: "w1", message: "" } : null,
-    error_type: "",
-    error_message: "",
-    trigger_source: "api",
     wait_seconds: status === "queued" ? null : 1,
     duration_seconds: status === "succeeded" ? 1 : null,
-    stage: "",
     progress: { done: 0, total: 0 },
-    counters: {},
-    project: null,
-    project_name: null,
-    params: {},
-    usage: {},
-    cost_usd: null,
-    owner_name: "User 1",
-    is_owner: true,
-    cancel_requested: false,
-  };
+  });
 }
 
 describe("useRun", () => {

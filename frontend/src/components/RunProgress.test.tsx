@@ -5,36 +5,23 @@ import { http, HttpResponse } from "msw";
 import { createMemoryRouter, RouterProvider } from "react-router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { liveTiming } from "../api/live";
-import type { Run } from "../api/runs";
 import { server } from "../testing/server";
 import { controlledStream } from "../testing/stream-handlers";
 import { describeEvent, RunProgress } from "./RunProgress";
+import { makeRun } from "../testing/workspace-db";
 
-const RUN = {
+const RUN = makeRun({
   id: 9,
   kind: "sensei",
   status: "running",
   created_at: "2026-03-14T09:00:00Z",
   started_at: "2026-03-14T09:00:01Z",
-  finished_at: null,
-  result: null,
-  error_type: "",
-  error_message: "",
-  trigger_source: "api",
   wait_seconds: 1,
-  duration_seconds: null,
   stage: "simulating",
   progress: { done: 0, total: 4 },
-  counters: {},
   project: 1,
   project_name: "Pizza",
-  params: {},
-  usage: {},
-  cost_usd: null,
-  owner_name: "User 1",
-  is_owner: true,
-  cancel_requested: false,
-} satisfies Run;
+});
 
 function turn(id: number, profile: string, index: number, role: string, text: string) {
   return { id, type: "message", created_at: "2026-03-14T09:00:02Z", data: { profile, index, role, text } };

@@ -31,20 +31,25 @@ export function tracerResult(fields: Partial<Schemas["TracerSummary"]> = {}): Sc
   };
 }
 
+/** Verdict counts of a run decided before verdicts existed (or of a kind without them). */
+const undecided = {
+  passed: null,
+  failed: null,
+  inconclusive: null,
+  failed_reasons: {},
+  inconclusive_reasons: {},
+  faults: {},
+  verdict_rules: null,
+  simulator_slips: 0,
+};
+
 export function senseiResult(fields: Partial<Schemas["SenseiResult"]> = {}): Schemas["SenseiResult"] {
   return {
     kind: "sensei",
     ok: (fields.failed ?? 0) === 0,
     conversations: 0,
     with_errors: 0,
-    passed: null,
-    failed: null,
-    inconclusive: null,
-    failed_reasons: {},
-    inconclusive_reasons: {},
-    faults: {},
-    verdict_rules: null,
-    simulator_slips: 0,
+    ...undecided,
     reliability: [],
     warnings: [],
     models: {},
@@ -151,14 +156,7 @@ export function runStatistics(fields: Partial<Schemas["RunStatistics"]> & { kind
     usage,
     conversations: null,
     with_errors: null,
-    passed: null,
-    failed: null,
-    inconclusive: null,
-    failed_reasons: {},
-    inconclusive_reasons: {},
-    faults: {},
-    verdict_rules: null,
-    simulator_slips: 0,
+    ...undecided,
     errors_by_code: [],
     profiles: [],
     response_times: { count: 0, min: null, max: null, mean: null, median: null, p90: null, histogram: [] },
