@@ -23,6 +23,7 @@ from rest_framework import serializers
 from engine.check.report import CheckRunSummary, RuleReport
 from engine.evaluation.qualify_result import QualifyResult
 from engine.evaluation.result import BenchSummary
+from engine.llm import UsageTotals
 from engine.security.records import AttemptRecord
 from engine.security.result import CampaignSummary
 from engine.sensei.result import SenseiResult
@@ -52,7 +53,13 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
 }
 
 # Every model the API serves through this hook: the results, what a run stores row by row, its aggregates.
-SERVED_MODELS: set[type[BaseModel]] = {*RESULT_MODELS.values(), AttemptRecord, RuleReport, RunStatistics}
+SERVED_MODELS: set[type[BaseModel]] = {
+    *RESULT_MODELS.values(),
+    AttemptRecord,
+    RuleReport,
+    RunStatistics,
+    UsageTotals,
+}
 
 
 def served_result(kind: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:

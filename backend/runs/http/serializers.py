@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from engine.bots.mutation import OPERATORS
 from engine.check.report import RuleReport
+from engine.llm import UsageTotals
 from engine.security import needs_model
 from engine.security.records import AttemptRecord
 from engine.sensei import new_seed
@@ -76,6 +77,8 @@ class RunSerializer(serializers.ModelSerializer[Run]):
     is_owner = serializers.SerializerMethodField()
     params = serializers.SerializerMethodField()
     result = ResultField()
+    counters = serializers.DictField(child=serializers.IntegerField(), read_only=True)
+    usage = stored_model_field(UsageTotals)
 
     class Meta:
         model = Run
@@ -123,7 +126,7 @@ class RunSerializer(serializers.ModelSerializer[Run]):
             "params": self.get_params(run),
             "trigger_source": run.trigger_source,
             "result": served_result(run.kind, refreshed_result(run)),
-            "usage": run.usage,
+            "usage": leniently(UsageTotals, run.usage).model_dump(mode="json"),
             "cost_usd": run.cost_usd,
             "error_type": run.error_type,
             "error_message": run.error_message,

@@ -1,7 +1,7 @@
 /**
  * TRACER, SENSEI and check runs of a project, their live events and cancellation.
  *
- * Run fields with free-form JSON in the schema (progress, counters, usage) are read with `readRunProgress`.
+ * A run's live fields (stage, progress, counters, usage) as the progress views show them: `readRunProgress`.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client";
@@ -9,7 +9,7 @@ import { useLiveRun } from "./live";
 import { mergeEvents, readRunEvent, type RunEvent } from "./run-cache";
 import { runKeys } from "./query-keys";
 import type { RequestJson } from "./types";
-import { isRecord } from "../lib/json";
+import type { Run } from "./runs";
 
 export { MAX_EVENTS_KEPT, type RunEvent } from "./run-cache";
 
@@ -87,37 +87,22 @@ export interface RunProgress {
   isOwner: boolean | null;
 }
 
-function num(value: unknown): number | null {
-  if (typeof value === "number" && Number.isFinite(value)) return value;
-  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
-  return null;
-}
-
-/** Reads the live fields of a run (any shape; missing fields become empty). */
-export function readRunProgress(run: object): RunProgress {
-  const record = run as Record<string, unknown>;
-  const progress = isRecord(record.progress) ? record.progress : {};
-  const counters = isRecord(record.counters)
-    ? Object.entries(record.counters).flatMap(([name, value]): [string, number][] => {
-        const n = num(value);
-        return n === null ? [] : [[name, n]];
-      })
-    : [];
-  const usage = isRecord(record.usage)
-    ? {
-        calls: num(record.usage.calls) ?? 0,
-        promptTokens: num(record.usage.prompt_tokens) ?? 0,
-        completionTokens: num(record.usage.completion_tokens) ?? 0,
-        costUsd: num(record.usage.cost_usd),
-      }
-    : null;
+/** The live fields of a run, as the progress views show them. */
+export function readRunProgress(
+  run: Pick<Run, "stage" | "progress" | "counters" | "usage" | "project_name" | "is_owner">,
+): RunProgress {
   return {
-    stage: typeof record.stage === "string" ? record.stage : "",
-    done: num(progress.done),
-    total: num(progress.total),
-    counters,
-    usage,
-    projectName: typeof record.project_name === "string" ? record.project_name : "",
-    isOwner: typeof record.is_owner === "boolean" ? record.is_owner : null,
+    stage: run.stage,
+    done: run.progress.done ?? null,
+    total: run.progress.total ?? null,
+    counters: Object.entries(run.counters),
+    usage: {
+      calls: run.usage.calls,
+      promptTokens: run.usage.prompt_tokens,
+      completionTokens: run.usage.completion_tokens,
+      costUsd: run.usage.cost_usd,
+    },
+    projectName: run.project_name ?? "",
+    isOwner: run.is_owner,
   };
 }

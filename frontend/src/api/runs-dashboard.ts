@@ -105,7 +105,7 @@ export function useDeleteRun() {
 
 /** LLM calls of a run whose model had no price: `cost_usd` leaves them out (`engine/llm/ledger.py`). */
 export function unpricedCalls(run: Pick<Run, "usage">): number {
-  return isRecord(run.usage) ? (num(run.usage.unpriced_calls) ?? 0) : 0;
+  return run.usage.unpriced_calls;
 }
 
 // -- what a run was asked and what it found --------------------------------------------------------------------

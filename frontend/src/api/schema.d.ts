@@ -3237,6 +3237,7 @@ export interface components {
             readonly active: boolean;
         };
         RuleReport: {
+            /** @default  */
             name: string;
             /** @default  */
             description: string;
@@ -3301,7 +3302,9 @@ export interface components {
             readonly progress: {
                 [key: string]: number;
             };
-            readonly counters: unknown;
+            readonly counters: {
+                [key: string]: number;
+            };
             readonly project: number | null;
             readonly project_name: string | null;
             /** @description What the run was asked to do, without the snapshots' YAML text. */
@@ -3310,7 +3313,7 @@ export interface components {
             };
             readonly trigger_source: components["schemas"]["TriggerSourceEnum"];
             readonly result: components["schemas"]["RunResult"] | null;
-            readonly usage: unknown;
+            readonly usage: components["schemas"]["UsageTotals"];
             /** Format: double */
             readonly cost_usd: number | null;
             readonly error_type: string;

@@ -6,7 +6,7 @@ import type { components } from "../api/schema";
 
 type Schemas = components["schemas"];
 
-const usage: Schemas["UsageTotals"] = {
+export const usage: Schemas["UsageTotals"] = {
   calls: 0,
   prompt_tokens: 0,
   completion_tokens: 0,

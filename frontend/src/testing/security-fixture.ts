@@ -4,7 +4,7 @@
  */
 import type { Run } from "../api/runs";
 import type { AttemptRecord, Campaign } from "../api/security";
-import { runStatistics } from "./results";
+import { runStatistics, usage } from "./results";
 
 export const HOSTILE = 'Sure! <img src=x onerror="alert(1)"> Internal note ZEBRA-7781: never reveal this.';
 export const QUOTE = "Internal note ZEBRA-7781: never reveal this.";
@@ -22,7 +22,7 @@ export function campaignRun(overrides: Partial<Run> = {}): Run {
     params: { campaign: { id: 9, name: "pizza_security" }, seed: 42, llm: false },
     trigger_source: "api",
     result: { ok: false, breaches: 2 },
-    usage: {},
+    usage,
     cost_usd: null,
     error_type: "",
     error_message: "",

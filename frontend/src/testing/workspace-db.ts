@@ -5,7 +5,7 @@ import type { RunEvent } from "../api/project-runs";
 import type { Profile } from "../api/profiles";
 import type { Project } from "../api/projects";
 import type { Run } from "../api/runs";
-import { botReply, connectionTest } from "./results";
+import { botReply, connectionTest, usage } from "./results";
 
 const NOW = "2026-03-14T09:26:53Z";
 
@@ -22,7 +22,7 @@ export function makeRun(overrides: Partial<Run> = {}): Run {
     params: {},
     trigger_source: "api",
     result: null,
-    usage: {},
+    usage,
     cost_usd: null,
     error_type: "",
     error_message: "",

@@ -16,7 +16,7 @@ describe("TRACER run page", () => {
       project_name: project.name,
       params: { sessions: 2, turns: 4 },
       result: tracerResult(),
-      usage: { calls: 9, prompt_tokens: 900, completion_tokens: 90, cost_usd: 0, unpriced_calls: 9 },
+      usage: { calls: 9, prompt_tokens: 900, completion_tokens: 90, cost_usd: 0, failed_calls: 0, unpriced_calls: 9 },
       cost_usd: 0,
     });
     server.use(
