@@ -1,7 +1,7 @@
 /** Route guards: the one place that decides who may see which screen. */
 import { Alert, Button, Center, Stack } from "@mantine/core";
 import { Navigate, Outlet, useLocation, useSearchParams } from "react-router";
-import { useMe } from "../api/auth";
+import { useMe } from "../api/account/auth";
 import { ApiError } from "../api/errors";
 import { FullPageLoader } from "../components/FullPageLoader";
 import { paths, safeNext } from "../lib/paths";

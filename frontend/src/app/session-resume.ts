@@ -12,7 +12,7 @@
  */
 import { type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useSyncExternalStore } from "react";
-import { resumeSession } from "../api/auth";
+import { resumeSession } from "../api/account/auth";
 import { authKeys } from "../api/query-keys";
 import { readCookie } from "../lib/cookies";
 import { tokenStore, useToken } from "../lib/token-store";

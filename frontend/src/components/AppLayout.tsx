@@ -15,7 +15,7 @@ import {
 } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
 import { Link, NavLink as RouterNavLink, Outlet, useLocation, useMatch } from "react-router";
-import { useLogout, useMe } from "../api/auth";
+import { useLogout, useMe } from "../api/account/auth";
 import { paths } from "../lib/paths";
 import { SetupBanner } from "./setup/SetupBanner";
 import { useSetupBannerHidden } from "./setup/use-setup-visibility";

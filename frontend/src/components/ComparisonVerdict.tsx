@@ -4,7 +4,7 @@
  */
 import { Alert, Anchor, Badge, Group, List, Text } from "@mantine/core";
 import { Link } from "react-router";
-import { type ComparisonVerdict as Verdict, VERDICT_COLORS } from "../api/compare";
+import { type ComparisonVerdict as Verdict, VERDICT_COLORS } from "../api/runs/compare";
 
 interface ComparisonVerdictProps {
   verdict: Verdict;

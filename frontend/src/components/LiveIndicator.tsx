@@ -3,7 +3,7 @@
  * Silent otherwise (connecting takes a blink; a finished run needs no stream).
  */
 import { Badge, Tooltip } from "@mantine/core";
-import type { LiveState } from "../api/live";
+import type { LiveState } from "../api/runs/live";
 
 export function LiveIndicator({ state }: { state: LiveState | null }) {
   if (state !== "reconnecting") return null;

@@ -3,7 +3,7 @@ import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { useState } from "react";
 import { describe, expect, it } from "vitest";
-import type { TechnologyParameter } from "../api/connectors";
+import type { TechnologyParameter } from "../api/workspace/connectors";
 import { initialParameterValues, ParameterForm, parameterValuesToParams, type ParameterValues } from "./ParameterForm";
 
 const PARAMETERS: TechnologyParameter[] = [

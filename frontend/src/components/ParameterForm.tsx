@@ -4,7 +4,7 @@
  * never filled from the server: when a secret is already stored, the field says so and blank keeps it.
  */
 import { Checkbox, PasswordInput, Stack, Textarea, TextInput } from "@mantine/core";
-import type { TechnologyParameter } from "../api/connectors";
+import type { TechnologyParameter } from "../api/workspace/connectors";
 
 /** What the inputs hold: text for everything but booleans (numbers and JSON are parsed on submit). */
 export type ParameterValues = Record<string, string | boolean>;

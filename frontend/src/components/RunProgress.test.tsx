@@ -4,7 +4,7 @@ import { render, screen, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { createMemoryRouter, RouterProvider } from "react-router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { liveTiming } from "../api/live";
+import { liveTiming } from "../api/runs/live";
 import { server } from "../testing/server";
 import { controlledStream } from "../testing/stream-handlers";
 import { describeEvent, RunProgress } from "./RunProgress";

@@ -1,7 +1,7 @@
 /**
  * The one live view of a run, whatever its kind (TRACER, SENSEI, check, bench, security): status, stage, progress,
  * counters, LLM usage, its log as it grows, and Cancel. While the run is queued or running the server pushes each
- * change (api/live.ts); once it has finished the log is read one last time. Read-only (a visitor, a run of someone
+ * change (api/runs/live.ts); once it has finished the log is read one last time. Read-only (a visitor, a run of someone
  * else's) it shows the progress and the log lines the server lets that reader see, without numbers or actions.
  * Everything the chatbot or an LLM said is rendered as text.
  */
@@ -22,9 +22,9 @@ import {
 import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import { ApiError } from "../api/errors";
-import { readRunProgress, type RunEvent, useCancelRun, useRunEvents } from "../api/project-runs";
-import { type Run, isRunActive } from "../api/runs";
-import { unpricedCalls } from "../api/runs-dashboard";
+import { readRunProgress, type RunEvent, useCancelRun, useRunEvents } from "../api/runs/project-runs";
+import { type Run, isRunActive } from "../api/runs/runs";
+import { unpricedCalls } from "../api/runs/runs-dashboard";
 import { paths } from "../lib/paths";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { LiveIndicator } from "./LiveIndicator";

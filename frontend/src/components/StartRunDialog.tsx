@@ -5,7 +5,7 @@
 import { Alert, Anchor, Button, Group, Modal, type ModalProps, Stack, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
-import type { Run } from "../api/runs";
+import type { Run } from "../api/runs/runs";
 import { RunProgress } from "./RunProgress";
 import { ServerErrorAlert } from "./ServerErrorAlert";
 

@@ -4,7 +4,7 @@
  * fault (the simulated user, Parley's model, the infrastructure, the test setup).
  */
 import { Badge, Group, Stack, Text } from "@mantine/core";
-import type { Fault } from "../api/faults";
+import type { Fault } from "../api/runs/faults";
 
 export type Verdict = "passed" | "failed" | "inconclusive";
 

@@ -2,8 +2,8 @@
  * How a run's end is shown. Status alone can mislead: a TRACER run that found no functionality "succeeded", yet
  * it produced nothing to test with, so it is shown as a warning with the likely reasons instead of a green badge.
  */
-import { readTracerSummary } from "../api/runs-dashboard";
-import type { Run, RunStatus } from "../api/runs";
+import { readTracerSummary } from "../api/runs/runs-dashboard";
+import type { Run, RunStatus } from "../api/runs/runs";
 
 export const STATUS_COLOR: Record<RunStatus, string> = {
   queued: "gray",

@@ -1,10 +1,10 @@
 /**
  * Follows a run started by a button (key test, model list, connection test) until it has finished: the server
- * pushes its changes (api/live.ts), so the result shows the moment the worker records it.
+ * pushes its changes (api/runs/live.ts), so the result shows the moment the worker records it.
  */
 import { useQuery } from "@tanstack/react-query";
-import { useLiveRun } from "../api/live";
-import { isRunActive, runQueryOptions } from "../api/runs";
+import { useLiveRun } from "../api/runs/live";
+import { isRunActive, runQueryOptions } from "../api/runs/runs";
 
 export function useFollowedRun(runId: number | null) {
   const query = useQuery({ ...runQueryOptions(runId ?? 0), enabled: runId !== null });

@@ -1,6 +1,6 @@
 /** MSW handlers that behave like the Django API, including its error bodies. */
 import { http, HttpResponse } from "msw";
-import type { AuthSession, LoginInput, PasswordChangeInput, SignupInput, User } from "../api/auth";
+import type { AuthSession, LoginInput, PasswordChangeInput, SignupInput, User } from "../api/account/auth";
 import { CSRF_COOKIE, CSRF_TOKEN, db, REMEMBER_COOKIE } from "./mock-db";
 
 interface ErrorBody {

@@ -7,8 +7,8 @@
  * stands in for it. The mock writes the cookies itself rather than answering with Set-Cookie, which MSW would
  * also persist in localStorage.
  */
-import type { User } from "../api/auth";
-import type { Health } from "../api/health";
+import type { User } from "../api/account/auth";
+import type { Health } from "../api/account/health";
 
 interface StoredUser extends User {
   password: string;

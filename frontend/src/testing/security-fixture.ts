@@ -2,8 +2,8 @@
  * Test data: a finished campaign run against a leaky bot, in the shapes the API answers (`/api/runs/{id}/`,
  * `/attempts/`, `/stats/`). The chatbot's replies carry markup to prove they are shown as text.
  */
-import type { Run } from "../api/runs";
-import type { AttemptRecord, Campaign } from "../api/security";
+import type { Run } from "../api/runs/runs";
+import type { AttemptRecord, Campaign } from "../api/security/security";
 import { runStatistics, usage } from "./results";
 
 export const HOSTILE = 'Sure! <img src=x onerror="alert(1)"> Internal note ZEBRA-7781: never reveal this.';

@@ -6,7 +6,7 @@ import "@testing-library/jest-dom/vitest";
 import { notifications } from "@mantine/notifications";
 import { cleanup, configure } from "@testing-library/react";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { closeLiveChannels } from "../api/live";
+import { closeLiveChannels } from "../api/runs/live";
 import { tokenStore } from "../lib/token-store";
 import { db } from "./mock-db";
 import { server } from "./server";

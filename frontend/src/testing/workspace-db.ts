@@ -1,10 +1,10 @@
 /** In-memory workspace data for the MSW handlers: keys, connectors, projects, profiles, runs and their events. */
-import type { Connector } from "../api/connectors";
-import type { LLMKey } from "../api/keys";
-import type { RunEvent } from "../api/project-runs";
-import type { Profile } from "../api/profiles";
-import type { Project } from "../api/projects";
-import type { Run } from "../api/runs";
+import type { Connector } from "../api/workspace/connectors";
+import type { LLMKey } from "../api/workspace/keys";
+import type { RunEvent } from "../api/runs/project-runs";
+import type { Profile } from "../api/workspace/profiles";
+import type { Project } from "../api/workspace/projects";
+import type { Run } from "../api/runs/runs";
 import { botReply, connectionTest, usage } from "./results";
 
 const NOW = "2026-03-14T09:26:53Z";

@@ -1,9 +1,9 @@
 /** MSW handlers for the workspace and runs API, over `workspaceDb`, with the server's error bodies. */
 import { http, HttpResponse } from "msw";
-import type { Connector } from "../api/connectors";
-import type { Run } from "../api/runs";
-import type { LLMKeyInput } from "../api/keys";
-import type { ProjectInput } from "../api/projects";
+import type { Connector } from "../api/workspace/connectors";
+import type { Run } from "../api/runs/runs";
+import type { LLMKeyInput } from "../api/workspace/keys";
+import type { ProjectInput } from "../api/workspace/projects";
 import { db } from "./mock-db";
 import { workspaceDb } from "./workspace-db";
 import { botReply, connectionTest } from "./results";

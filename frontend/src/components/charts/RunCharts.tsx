@@ -7,7 +7,7 @@ import "@mantine/charts/styles.css";
 import { BarChart, LineChart } from "@mantine/charts";
 import { Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
-import type { ErrorCount, Histogram, ProfileStats, ResponseTimes } from "../../api/runs-dashboard";
+import type { ErrorCount, Histogram, ProfileStats, ResponseTimes } from "../../api/runs/runs-dashboard";
 import { counted } from "../../lib/text";
 import { describeCost } from "../CostText";
 

@@ -2,7 +2,7 @@ import { MantineProvider } from "@mantine/core";
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readGraph } from "../../api/artefacts";
+import { readGraph } from "../../api/runs/artefacts";
 import { layoutWorkflow, neighbour } from "./layout";
 import { WorkflowGraph } from "./WorkflowGraph";
 

@@ -43,7 +43,7 @@ import {
 } from "@xyflow/react";
 import { toPng, toSvg } from "html-to-image";
 import { type KeyboardEvent, type RefObject, useEffect, useMemo, useRef, useState } from "react";
-import type { GraphNode, WorkflowGraphData } from "../../api/artefacts";
+import type { GraphNode, WorkflowGraphData } from "../../api/runs/artefacts";
 import { counted } from "../../lib/text";
 import {
   type FunctionalityNodeData,

@@ -1,7 +1,7 @@
 import { MantineProvider } from "@mantine/core";
 import { render, screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { readGraph } from "../../api/artefacts";
+import { readGraph } from "../../api/runs/artefacts";
 import { WorkflowTable } from "./WorkflowTable";
 
 // A pizza bot's model: `confirm_order` joins the two ways of choosing a pizza; a label carries hostile HTML.

@@ -6,7 +6,7 @@
  * Every label comes from the model an LLM inferred from the chatbot's answers: all of it is rendered as text.
  */
 import { Badge, Group, ScrollArea, Stack, Table, Text } from "@mantine/core";
-import type { GraphNode, WorkflowGraphData } from "../../api/artefacts";
+import type { GraphNode, WorkflowGraphData } from "../../api/runs/artefacts";
 
 export interface WorkflowRow {
   node: GraphNode;

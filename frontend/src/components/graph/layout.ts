@@ -9,7 +9,7 @@
  */
 import { Graph, layout as dagreLayout, type GraphLabel, type NodeLabel } from "@dagrejs/dagre";
 import { type Edge, MarkerType, type Node } from "@xyflow/react";
-import type { GraphNode, WorkflowGraphData } from "../../api/artefacts";
+import type { GraphNode, WorkflowGraphData } from "../../api/runs/artefacts";
 
 export const NODE_WIDTH = 200;
 export const NODE_HEIGHT = 64;

@@ -8,12 +8,12 @@
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { useEffect, useEffectEvent } from "react";
 import { useLocation } from "react-router";
-import { connectorsPageQueryOptions, connectorTestState, connectorTestsQueryOptions } from "../../api/connectors";
-import { keysPageQueryOptions } from "../../api/keys";
-import { getProfilesPage } from "../../api/profiles";
+import { connectorsPageQueryOptions, connectorTestState, connectorTestsQueryOptions } from "../../api/workspace/connectors";
+import { keysPageQueryOptions } from "../../api/workspace/keys";
+import { getProfilesPage } from "../../api/workspace/profiles";
 import { profileKeys } from "../../api/query-keys";
-import { projectsPageQueryOptions } from "../../api/projects";
-import { runsQueryOptions } from "../../api/runs";
+import { projectsPageQueryOptions } from "../../api/workspace/projects";
+import { runsQueryOptions } from "../../api/runs/runs";
 import { paths } from "../../lib/paths";
 
 export interface SetupStep {

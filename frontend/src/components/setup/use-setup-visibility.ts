@@ -3,7 +3,7 @@
  * once dismissed (nothing goes to localStorage); the setup guide page turns it back on.
  */
 import { useSessionStorage } from "@mantine/hooks";
-import { useMe } from "../../api/auth";
+import { useMe } from "../../api/account/auth";
 
 export function useSetupBannerHidden() {
   const { data: user } = useMe();

@@ -2,7 +2,7 @@ import { MantineProvider } from "@mantine/core";
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { readConversationRecord } from "../../api/conversations";
+import { readConversationRecord } from "../../api/runs/conversations";
 import { safeLinkUrl, Transcript } from "./Transcript";
 
 const SCRIPT = `<script>window.__pwned = true</script>`;

@@ -30,7 +30,7 @@ import {
   type OutputEvidenceView,
   type TranscriptButton,
   type TranscriptTurn,
-} from "../../api/conversations";
+} from "../../api/runs/conversations";
 import { SafeMarkdown } from "../SafeMarkdown";
 import { FaultBadge, turnLabel } from "../Verdicts";
 

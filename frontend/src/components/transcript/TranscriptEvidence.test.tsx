@@ -2,7 +2,7 @@ import { MantineProvider } from "@mantine/core";
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { readConversationRecord } from "../../api/conversations";
+import { readConversationRecord } from "../../api/runs/conversations";
 import { Transcript } from "./Transcript";
 
 // A record as SENSEI stores it: a verdict, and per output the chatbot's words that state it or why it is missing.

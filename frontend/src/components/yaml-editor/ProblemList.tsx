@@ -1,6 +1,6 @@
 /** The server's validation problems under an editor: each one a line, its position a button that jumps there. */
 import { Badge, Group, List, Paper, Stack, Text, UnstyledButton } from "@mantine/core";
-import type { ValidationProblem } from "../../api/problems";
+import type { ValidationProblem } from "../../api/workspace/problems";
 import { counted } from "../../lib/text";
 
 interface ProblemListProps {

@@ -28,7 +28,7 @@ import {
 import { Box, useComputedColorScheme } from "@mantine/core";
 import { tags } from "@lezer/highlight";
 import { useEffect, useLayoutEffect, useRef } from "react";
-import type { ValidationProblem } from "../../api/problems";
+import type { ValidationProblem } from "../../api/workspace/problems";
 import type { Schema } from "./json-schema";
 import { problemsToDiagnostics, schemaCompletionSource, schemaHover } from "./schema-support";
 

@@ -3,7 +3,7 @@ import type { Completion, CompletionContext, CompletionResult, CompletionSource 
 import { type Diagnostic } from "@codemirror/lint";
 import type { Text } from "@codemirror/state";
 import { hoverTooltip } from "@codemirror/view";
-import type { ValidationProblem } from "../../api/problems";
+import type { ValidationProblem } from "../../api/workspace/problems";
 import { allowedValues, docAt, type KeyDoc, keysAt, type Schema, schemasAt } from "./json-schema";
 import { cursorContext, keyAt, siblingKeys } from "./yaml-path";
 

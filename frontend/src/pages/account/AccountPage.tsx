@@ -1,6 +1,6 @@
 import { Card, Stack, Table, Text, Title } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
-import { useMe } from "../../api/auth";
+import { useMe } from "../../api/account/auth";
 import { ChangePasswordForm } from "./ChangePasswordForm";
 import { LogoutAllButton } from "./LogoutAllButton";
 

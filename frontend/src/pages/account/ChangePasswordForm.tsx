@@ -1,7 +1,7 @@
 import { Button, Group, PasswordInput, Stack } from "@mantine/core";
 import { hasLength, isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
-import { useChangePassword } from "../../api/auth";
+import { useChangePassword } from "../../api/account/auth";
 import { ApiError, splitFieldErrors } from "../../api/errors";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 

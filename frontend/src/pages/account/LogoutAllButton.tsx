@@ -1,6 +1,6 @@
 import { Button, Group, Modal, Stack, Text } from "@mantine/core";
 import { useDisclosure } from "@mantine/hooks";
-import { useLogoutAll } from "../../api/auth";
+import { useLogoutAll } from "../../api/account/auth";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 
 /** Revoking every session is not undoable, so it asks first. */

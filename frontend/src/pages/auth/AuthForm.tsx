@@ -9,7 +9,7 @@ import { useDocumentTitle } from "@mantine/hooks";
 import type { UseMutationResult } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link, useSearchParams } from "react-router";
-import type { AuthSession, LoginInput } from "../../api/auth";
+import type { AuthSession, LoginInput } from "../../api/account/auth";
 import { ApiError, splitFieldErrors } from "../../api/errors";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { paths } from "../../lib/paths";

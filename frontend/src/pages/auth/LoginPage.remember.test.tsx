@@ -1,7 +1,7 @@
 import { screen } from "@testing-library/react";
 import { http } from "msw";
 import { describe, expect, it } from "vitest";
-import type { LoginInput } from "../../api/auth";
+import type { LoginInput } from "../../api/account/auth";
 import { tokenStore } from "../../lib/token-store";
 import { db, REMEMBERED_COOKIE } from "../../testing/mock-db";
 import { renderApp } from "../../testing/render-app";

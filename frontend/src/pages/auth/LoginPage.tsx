@@ -1,6 +1,6 @@
 import { Checkbox, PasswordInput } from "@mantine/core";
 import { isNotEmpty, useForm } from "@mantine/form";
-import { useLogin } from "../../api/auth";
+import { useLogin } from "../../api/account/auth";
 import { paths } from "../../lib/paths";
 import { AuthForm, checkEmail } from "./AuthForm";
 

@@ -1,6 +1,6 @@
 import { PasswordInput } from "@mantine/core";
 import { hasLength, matchesField, useForm } from "@mantine/form";
-import { useSignup } from "../../api/auth";
+import { useSignup } from "../../api/account/auth";
 import { paths } from "../../lib/paths";
 import { AuthForm, checkEmail } from "./AuthForm";
 

@@ -12,7 +12,7 @@ import {
   type Coverage,
   COVERAGE_DIMENSIONS,
   type CoverageDimension,
-} from "../../api/runs-bench";
+} from "../../api/bench/runs-bench";
 import { counted } from "../../lib/text";
 import { formatCost, formatCount, formatPoints, formatSeconds } from "../dashboards/format";
 import { formatFraction, formatTokens, PHASE_LABEL, REASON_HELP } from "./bench-text";

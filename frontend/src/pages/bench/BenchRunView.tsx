@@ -4,10 +4,10 @@
  */
 import { Badge, Card, Group, Stack, Table, Tabs, Text, Title } from "@mantine/core";
 import { type ReactNode, useState } from "react";
-import { useArtefact } from "../../api/artefacts";
-import { useRunEvents } from "../../api/project-runs";
-import { isRunActive, type Run } from "../../api/runs";
-import { type BenchData, readBench, readBenchSummary, readMutantEvents } from "../../api/runs-bench";
+import { useArtefact } from "../../api/runs/artefacts";
+import { useRunEvents } from "../../api/runs/project-runs";
+import { isRunActive, type Run } from "../../api/runs/runs";
+import { type BenchData, readBench, readBenchSummary, readMutantEvents } from "../../api/bench/runs-bench";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";

@@ -2,7 +2,7 @@
 import "@mantine/charts/styles.css";
 import { BarChart } from "@mantine/charts";
 import { Paper, Stack, Text, Title } from "@mantine/core";
-import type { OperatorKills } from "../../api/runs-bench";
+import type { OperatorKills } from "../../api/bench/runs-bench";
 import { counted } from "../../lib/text";
 
 export function KillsPerOperatorChart({ rows }: { rows: OperatorKills[] }) {

@@ -6,7 +6,7 @@
  */
 import { Badge, Code, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
-import type { BenchBot, BenchMutant, MutantStatus } from "../../api/runs-bench";
+import type { BenchBot, BenchMutant, MutantStatus } from "../../api/bench/runs-bench";
 import { formatCount } from "../dashboards/format";
 import { formatSignature, MUTANT_COLOR, REASON_HELP } from "./bench-text";
 

@@ -7,11 +7,11 @@
 import { Alert, Anchor, Group, MultiSelect, NumberInput, Select, SimpleGrid, Stack, Text } from "@mantine/core";
 import { isInRange, isNotEmpty, useForm } from "@mantine/form";
 import { Link } from "react-router";
-import { useAllConnectors } from "../../api/connectors";
+import { useAllConnectors } from "../../api/workspace/connectors";
 import { ApiError, splitFieldErrors } from "../../api/errors";
-import { useAllProjects } from "../../api/projects";
-import type { Run } from "../../api/runs";
-import { BENCH_LIMITS, BENCH_OPERATORS, benchBotOf, type MutationOperator, useStartBench } from "../../api/runs-bench";
+import { useAllProjects } from "../../api/workspace/projects";
+import type { Run } from "../../api/runs/runs";
+import { BENCH_LIMITS, BENCH_OPERATORS, benchBotOf, type MutationOperator, useStartBench } from "../../api/bench/runs-bench";
 import { StartRunDialog, StartRunForm } from "../../components/StartRunDialog";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { paths } from "../../lib/paths";

@@ -3,7 +3,7 @@
  * (written by hand, trimmed: one mutant per status, TRACER's match list left out). Strings carry markup to
  * prove they are shown as text.
  */
-import type { ResultOf, Run } from "../../api/runs";
+import type { ResultOf, Run } from "../../api/runs/runs";
 
 const coverage = (module: number, input: number, value: number, question: number, conversations: number) => ({
   conversations,

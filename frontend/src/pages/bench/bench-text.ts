@@ -1,5 +1,5 @@
 /** How the bench pages name its statuses, kill reasons and phases, and write its figures. */
-import type { MutantStatus } from "../../api/runs-bench";
+import type { MutantStatus } from "../../api/bench/runs-bench";
 
 export const MUTANT_COLOR: Record<MutantStatus, string> = {
   killed: "teal",

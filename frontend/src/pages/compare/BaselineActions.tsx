@@ -6,8 +6,8 @@
  */
 import { Badge, Button } from "@mantine/core";
 import { Link, useNavigate } from "react-router";
-import { replayOf, useProjectBaseline, useRerun, useSetBaseline } from "../../api/compare";
-import { isRunActive, type Run } from "../../api/runs";
+import { replayOf, useProjectBaseline, useRerun, useSetBaseline } from "../../api/runs/compare";
+import { isRunActive, type Run } from "../../api/runs/runs";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { dashboardPaths } from "../dashboards/dashboard-paths";
 import { comparePath, coveragePath } from "./compare-paths";

@@ -16,8 +16,8 @@ import {
   formatInterval,
   formatRate,
   useComparison,
-} from "../../api/compare";
-import { formatValue } from "../../api/conversations";
+} from "../../api/runs/compare";
+import { formatValue } from "../../api/runs/conversations";
 import { ComparisonVerdict } from "../../components/ComparisonVerdict";
 import { PageHeader } from "../../components/PageHeader";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";

@@ -7,7 +7,7 @@
 import { Badge, Select, Table, Text } from "@mantine/core";
 import type { ReactNode } from "react";
 import { useSearchParams } from "react-router";
-import { DEFAULT_THRESHOLD, formatPoints, STATUS_COLORS } from "../../api/compare";
+import { DEFAULT_THRESHOLD, formatPoints, STATUS_COLORS } from "../../api/runs/compare";
 
 const THRESHOLDS = ["0.05", "0.1", "0.2", "0.3", "0.5"];
 

@@ -1,8 +1,8 @@
 import { screen, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import type { RunCoverage } from "../../api/coverage";
-import type { ResultOf } from "../../api/runs";
+import type { RunCoverage } from "../../api/runs/coverage";
+import type { ResultOf } from "../../api/runs/runs";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";

@@ -10,9 +10,9 @@
 import { Alert, Anchor, Badge, Button, Checkbox, Group, List, Paper, Stack, Table, Text, Title } from "@mantine/core";
 import { useMemo, useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
-import { type CoverageNode, coverageMark, useCoverage, useDraftProfiles } from "../../api/coverage";
+import { type CoverageNode, coverageMark, useCoverage, useDraftProfiles } from "../../api/runs/coverage";
 import { ApiError } from "../../api/errors";
-import { resultOf, useRun } from "../../api/runs";
+import { resultOf, useRun } from "../../api/runs/runs";
 import { WorkflowGraph } from "../../components/graph/WorkflowGraph";
 import { PageHeader } from "../../components/PageHeader";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";

@@ -3,8 +3,8 @@
  * each run by record id and shown with the shared transcript component.
  */
 import { Alert, Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
-import type { ComparedBrief, ComparedMatch } from "../../api/compare";
-import { readConversationRecord, useConversation, useFoundConversation } from "../../api/conversations";
+import type { ComparedBrief, ComparedMatch } from "../../api/runs/compare";
+import { readConversationRecord, useConversation, useFoundConversation } from "../../api/runs/conversations";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { Transcript } from "../../components/transcript/Transcript";
 

@@ -1,6 +1,6 @@
 /** What a connection test found: the chatbot's parsed reply, its raw answer (as escaped text) and the latency. */
 import { Alert, Badge, Button, Code, Group, Paper, Stack, Text, Title } from "@mantine/core";
-import type { BotReply, ConnectionTest } from "../../api/run-results";
+import type { BotReply, ConnectionTest } from "../../api/runs/run-results";
 
 function Reply({
   reply,

@@ -2,8 +2,8 @@
 import { Alert, Button, Group, Loader, Stack, Text, TextInput } from "@mantine/core";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import { useTestConnector } from "../../api/connectors";
-import { connectionTestOf } from "../../api/run-results";
+import { useTestConnector } from "../../api/workspace/connectors";
+import { connectionTestOf } from "../../api/runs/run-results";
 import { runKeys } from "../../api/query-keys";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { useFollowedRun } from "../../components/use-followed-run";

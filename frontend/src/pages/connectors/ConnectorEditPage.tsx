@@ -26,7 +26,7 @@ import {
   useCreateConnector,
   useTechnologies,
   useUpdateConnector,
-} from "../../api/connectors";
+} from "../../api/workspace/connectors";
 import { ApiError } from "../../api/errors";
 import { PageHeader } from "../../components/PageHeader";
 import {

@@ -1,6 +1,6 @@
 /** The documentation beside the connector file editor: what each key means, placeholders, and an example. */
 import { Badge, Button, Code, Group, List, Stack, Table, Text, Title } from "@mantine/core";
-import type { Technology } from "../../api/connectors";
+import type { Technology } from "../../api/workspace/connectors";
 import { toYaml } from "../../lib/yaml-emit";
 
 export function ConnectorYamlDocs({ technology, onUseExample }: { technology: Technology; onUseExample: () => void }) {

@@ -1,7 +1,7 @@
 import { Badge, Button, Modal, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { type Connector, useConnectorsPage, useDeleteConnector } from "../../api/connectors";
+import { type Connector, useConnectorsPage, useDeleteConnector } from "../../api/workspace/connectors";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ListPage } from "../../components/ListPage";
 import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";

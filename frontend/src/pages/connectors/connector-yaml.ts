@@ -1,5 +1,5 @@
 /** Connector files for the YAML mode: the starting text, and the editor schema of one technology. */
-import type { Connector, Technology } from "../../api/connectors";
+import type { Connector, Technology } from "../../api/workspace/connectors";
 import { toYaml } from "../../lib/yaml-emit";
 
 /**

@@ -5,10 +5,10 @@
 import { Accordion, Anchor, Badge, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { useFoundConversation } from "../../api/conversations";
-import { type RuleResultRow, useRuleResults } from "../../api/rule-results";
-import { isRunActive, type Run } from "../../api/runs";
-import { readCheckSummary, type RunStats, useRunStats } from "../../api/runs-dashboard";
+import { useFoundConversation } from "../../api/runs/conversations";
+import { type RuleResultRow, useRuleResults } from "../../api/runs/rule-results";
+import { isRunActive, type Run } from "../../api/runs/runs";
+import { readCheckSummary, type RunStats, useRunStats } from "../../api/runs/runs-dashboard";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";

@@ -1,5 +1,5 @@
 /** Pass rates of the latest finished runs of one kind, oldest first (SENSEI: conversations; check: rules). */
-import { readCheckSummary, readSenseiSummary, useRunsPage } from "../../api/runs-dashboard";
+import { readCheckSummary, readSenseiSummary, useRunsPage } from "../../api/runs/runs-dashboard";
 import { PassRateChart, type PassRatePoint } from "../../components/charts/RunCharts";
 import type { DashboardMode } from "./dashboard-paths";
 

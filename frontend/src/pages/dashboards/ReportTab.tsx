@@ -1,6 +1,6 @@
 /** A run's Markdown report (TRACER, bench) as a tab, and how an artefact the run never wrote is recognised. */
 import { Paper, Text } from "@mantine/core";
-import { readReport, useArtefact } from "../../api/artefacts";
+import { readReport, useArtefact } from "../../api/runs/artefacts";
 import { ApiError } from "../../api/errors";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { MarkdownReport } from "./MarkdownReport";

@@ -5,8 +5,8 @@
 import { Anchor, Box, Button, Group, Paper, SimpleGrid, Text } from "@mantine/core";
 import { type ReactNode, useState } from "react";
 import { Link, useNavigate } from "react-router";
-import { isRunActive, type Run } from "../../api/runs";
-import { unpricedCalls, useDeleteRun } from "../../api/runs-dashboard";
+import { isRunActive, type Run } from "../../api/runs/runs";
+import { unpricedCalls, useDeleteRun } from "../../api/runs/runs-dashboard";
 import { CostText } from "../../components/CostText";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";

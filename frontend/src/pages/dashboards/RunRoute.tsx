@@ -1,8 +1,8 @@
 /** A run page: reads `:runId`, follows the run while it is active, and shows the view for its kind. */
 import { useDocumentTitle } from "@mantine/hooks";
 import { useParams } from "react-router";
-import { useRun } from "../../api/runs";
-import type { DashboardKind } from "../../api/runs-dashboard";
+import { useRun } from "../../api/runs/runs";
+import type { DashboardKind } from "../../api/runs/runs-dashboard";
 import { ErrorState, LoadingState, NotFoundState } from "../../components/StateViews";
 import { BenchRunView } from "../bench/BenchRunView";
 import { CheckRunView } from "./CheckRunView";

@@ -1,6 +1,6 @@
 import { Badge, Progress, Stack } from "@mantine/core";
-import { readRunProgress } from "../../api/project-runs";
-import { isRunActive, type Run } from "../../api/runs";
+import { readRunProgress } from "../../api/runs/project-runs";
+import { isRunActive, type Run } from "../../api/runs/runs";
 import { runOutcome } from "../../components/run-outcome";
 
 /** A run's status (a TRACER run that found nothing is a warning), with a small progress bar while it is running. */

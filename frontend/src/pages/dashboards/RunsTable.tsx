@@ -8,9 +8,9 @@ import { useDebouncedValue } from "@mantine/hooks";
 import type { ReactNode } from "react";
 import { useState } from "react";
 import { Link } from "react-router";
-import { useAllProjects } from "../../api/projects";
-import { readBenchSummary } from "../../api/runs-bench";
-import type { Run, RunStatus } from "../../api/runs";
+import { useAllProjects } from "../../api/workspace/projects";
+import { readBenchSummary } from "../../api/bench/runs-bench";
+import type { Run, RunStatus } from "../../api/runs/runs";
 import {
   type DashboardKind,
   readSenseiSummary,
@@ -19,7 +19,7 @@ import {
   type RunOrdering,
   unpricedCalls,
   useRunsPage,
-} from "../../api/runs-dashboard";
+} from "../../api/runs/runs-dashboard";
 import { CostText } from "../../components/CostText";
 import { ResourceTable } from "../../components/ResourceTable";
 import { EmptyState } from "../../components/StateViews";

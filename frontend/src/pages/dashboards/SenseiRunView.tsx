@@ -29,10 +29,10 @@ import {
   readErrorCodes,
   useConversation,
   useConversationsPage,
-} from "../../api/conversations";
-import { type Fault, FAULTS, readVerdictProof } from "../../api/faults";
+} from "../../api/runs/conversations";
+import { type Fault, FAULTS, readVerdictProof } from "../../api/runs/faults";
 import { runKeys } from "../../api/query-keys";
-import { isRunActive, type Run } from "../../api/runs";
+import { isRunActive, type Run } from "../../api/runs/runs";
 import {
   type ExportFormat,
   readSenseiSummary,
@@ -40,7 +40,7 @@ import {
   unpricedCalls,
   useDownloadExport,
   useRunStats,
-} from "../../api/runs-dashboard";
+} from "../../api/runs/runs-dashboard";
 import { CostPerProfileChart, ErrorsByTypeChart, ResponseTimeChart } from "../../components/charts/RunCharts";
 import { CostText } from "../../components/CostText";
 import { ResourceTable } from "../../components/ResourceTable";
@@ -60,7 +60,7 @@ import {
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatPercent, formatSeconds } from "./format";
 import { RunHeader } from "./RunHeader";
-import { type ProfileReliability, readReliability, shakyConversations } from "../../api/reliability";
+import { type ProfileReliability, readReliability, shakyConversations } from "../../api/runs/reliability";
 import { RunLivePanel } from "./RunLivePanel";
 import { ShrinkPanel } from "./ShrinkPanel";
 

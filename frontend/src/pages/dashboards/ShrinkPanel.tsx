@@ -6,8 +6,8 @@
 import { Alert, Anchor, Button, Group, List, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { resultOf } from "../../api/runs";
-import { shrinkCheck, shrinkWarnings, useDownloadShrinkReport, useShrinkConversation } from "../../api/shrink";
+import { resultOf } from "../../api/runs/runs";
+import { shrinkCheck, shrinkWarnings, useDownloadShrinkReport, useShrinkConversation } from "../../api/runs/shrink";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { paths } from "../../lib/paths";

@@ -19,12 +19,12 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { readGraph, useArtefact } from "../../api/artefacts";
-import type { TranscriptTurn } from "../../api/conversations";
-import { useProfiles } from "../../api/profiles";
-import { type RunEvent, useRunEvents } from "../../api/project-runs";
-import { isRunActive, type Run } from "../../api/runs";
-import { readTracerSummary, useModelDiff, useProjectRuns } from "../../api/runs-dashboard";
+import { readGraph, useArtefact } from "../../api/runs/artefacts";
+import type { TranscriptTurn } from "../../api/runs/conversations";
+import { useProfiles } from "../../api/workspace/profiles";
+import { type RunEvent, useRunEvents } from "../../api/runs/project-runs";
+import { isRunActive, type Run } from "../../api/runs/runs";
+import { readTracerSummary, useModelDiff, useProjectRuns } from "../../api/runs/runs-dashboard";
 import { WorkflowGraph } from "../../components/graph/WorkflowGraph";
 import { WorkflowTable } from "../../components/graph/WorkflowTable";
 import { runOutcome } from "../../components/run-outcome";

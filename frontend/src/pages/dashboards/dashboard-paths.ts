@@ -2,7 +2,7 @@
  * URLs of the dashboards. The same screens serve signed-in users (`owner` mode: their runs, with actions) and
  * anonymous visitors of public projects (`public` mode: read-only, under `/public`).
  */
-import type { DashboardKind } from "../../api/runs-dashboard";
+import type { DashboardKind } from "../../api/runs/runs-dashboard";
 
 export type DashboardMode = "owner" | "public";
 

@@ -8,8 +8,8 @@ import { Alert, Badge, Button, Group, Select, Stack, Table, Title } from "@manti
 import type { UseMutationResult, UseQueryResult } from "@tanstack/react-query";
 import { type ReactNode, useState } from "react";
 import { useSearchParams } from "react-router";
-import { useDocumentTemplate } from "../../api/documents";
-import { useAllProjects } from "../../api/projects";
+import { useDocumentTemplate } from "../../api/workspace/documents";
+import { useAllProjects } from "../../api/workspace/projects";
 import { formatDate } from "../dashboards/format";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ListPage } from "../../components/ListPage";

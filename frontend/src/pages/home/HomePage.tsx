@@ -1,6 +1,6 @@
 import { Stack, Text, Title } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
-import { useMe } from "../../api/auth";
+import { useMe } from "../../api/account/auth";
 import { SystemStatusCard } from "./SystemStatusCard";
 
 export function HomePage() {

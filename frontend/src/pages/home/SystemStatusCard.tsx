@@ -2,7 +2,7 @@
 import { Alert, Badge, Button, Card, Group, Loader, Stack, Table, Text, Title } from "@mantine/core";
 import { useId } from "react";
 import { ApiError } from "../../api/errors";
-import { HEALTH_REFRESH_MS, type Health, useHealth } from "../../api/health";
+import { HEALTH_REFRESH_MS, type Health, useHealth } from "../../api/account/health";
 
 interface Row {
   name: string;

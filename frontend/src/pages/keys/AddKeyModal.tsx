@@ -2,8 +2,8 @@ import { Button, Group, Modal, PasswordInput, Select, Stack, TextInput } from "@
 import { isNotEmpty, useForm } from "@mantine/form";
 import { notifications } from "@mantine/notifications";
 import { ApiError, splitFieldErrors } from "../../api/errors";
-import { type LLMKeyInput, useCreateKey } from "../../api/keys";
-import { useProviders } from "../../api/providers";
+import { type LLMKeyInput, useCreateKey } from "../../api/workspace/keys";
+import { useProviders } from "../../api/workspace/providers";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 
 const FIELDS = ["name", "provider", "base_url", "key"] as const;

@@ -6,8 +6,8 @@ import { Alert, Button, Group, Modal, NumberInput, Select, Stack, Table, TagsInp
 import { useState } from "react";
 import { useNavigate } from "react-router";
 import { ApiError } from "../../api/errors";
-import type { LLMKey } from "../../api/keys";
-import { type QualifyEstimate, type QualifyStart, useQualifyEstimate, useStartQualify } from "../../api/qualify";
+import type { LLMKey } from "../../api/workspace/keys";
+import { type QualifyEstimate, type QualifyStart, useQualifyEstimate, useStartQualify } from "../../api/bench/qualify";
 import { paths } from "../../lib/paths";
 
 const DOUBLES = ["double:perfect", "double:imperfect", "double:loose-json"];

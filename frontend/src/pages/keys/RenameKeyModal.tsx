@@ -1,7 +1,7 @@
 import { Button, Group, Modal, Stack, TextInput } from "@mantine/core";
 import { isNotEmpty, useForm } from "@mantine/form";
 import { ApiError, splitFieldErrors } from "../../api/errors";
-import { type LLMKey, useRenameKey } from "../../api/keys";
+import { type LLMKey, useRenameKey } from "../../api/workspace/keys";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 
 const FIELDS = ["name"] as const;

@@ -1,8 +1,8 @@
 import { Badge, Button, Group, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { useAllConnectors } from "../../api/connectors";
-import { type Project, useDeleteProject, useProjectsPage } from "../../api/projects";
+import { useAllConnectors } from "../../api/workspace/connectors";
+import { type Project, useDeleteProject, useProjectsPage } from "../../api/workspace/projects";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ListPage } from "../../components/ListPage";
 import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";

@@ -3,9 +3,9 @@
  * One run per key per visit of the form; "refresh" starts another.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import { type LLMKey, useListKeyModels } from "../../api/keys";
-import { useProviders } from "../../api/providers";
-import { modelListOf } from "../../api/run-results";
+import { type LLMKey, useListKeyModels } from "../../api/workspace/keys";
+import { useProviders } from "../../api/workspace/providers";
+import { modelListOf } from "../../api/runs/run-results";
 import { useFollowedRun } from "../../components/use-followed-run";
 
 export function useKeyModels(key: LLMKey | null) {

@@ -2,7 +2,7 @@
 import { Anchor, Stack, Tabs, Text } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { Link, useParams } from "react-router";
-import { useProject } from "../../api/projects";
+import { useProject } from "../../api/workspace/projects";
 import { PageHeader } from "../../components/PageHeader";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { dashboardPaths } from "../dashboards/dashboard-paths";

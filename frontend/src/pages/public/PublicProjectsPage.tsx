@@ -2,7 +2,7 @@
 import { Anchor, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { usePublicProjects } from "../../api/public";
+import { usePublicProjects } from "../../api/workspace/public";
 import { ListPage } from "../../components/ListPage";
 import { ResourceTable } from "../../components/ResourceTable";
 import { EmptyState } from "../../components/StateViews";

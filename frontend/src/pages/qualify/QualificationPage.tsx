@@ -22,16 +22,16 @@ import {
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
-import { readConversationRecord, useConversation } from "../../api/conversations";
+import { readConversationRecord, useConversation } from "../../api/runs/conversations";
 import { ApiError } from "../../api/errors";
-import { useAllProjects } from "../../api/projects";
+import { useAllProjects } from "../../api/workspace/projects";
 import {
   type ExplorerFigures,
   type QualifyResult,
   type RoleFigures,
   useApplyQualification,
   useQualification,
-} from "../../api/qualify";
+} from "../../api/bench/qualify";
 import { PageHeader } from "../../components/PageHeader";
 import { RunProgress } from "../../components/RunProgress";
 import { Transcript } from "../../components/transcript/Transcript";

@@ -5,10 +5,10 @@
 import { Button, Card, Group, MultiSelect, SimpleGrid, Stack, Switch, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { useNavigate, useSearchParams } from "react-router";
-import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
-import { type Rule, useDeleteRule, useRules, useSaveRule, useSetRuleActive } from "../../api/rule-results";
-import { isRunActive } from "../../api/runs";
-import { useProjectRuns } from "../../api/runs-dashboard";
+import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/runs/project-runs";
+import { type Rule, useDeleteRule, useRules, useSaveRule, useSetRuleActive } from "../../api/runs/rule-results";
+import { isRunActive } from "../../api/runs/runs";
+import { useProjectRuns } from "../../api/runs/runs-dashboard";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { EmptyState } from "../../components/StateViews";
 import { counted, noun } from "../../lib/text";

@@ -4,7 +4,7 @@
  * (React escapes them), never as HTML or Markdown.
  */
 import { Badge, Blockquote, Box, Group, Modal, Paper, Stack, Table, Text, Title } from "@mantine/core";
-import { type AttemptView, highlightQuotes, type TurnView, type Verdict } from "../../api/security";
+import { type AttemptView, highlightQuotes, type TurnView, type Verdict } from "../../api/security/security";
 
 export const VERDICT_COLORS: Record<Verdict, string> = {
   breached: "red",

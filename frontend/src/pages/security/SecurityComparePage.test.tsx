@@ -1,7 +1,7 @@
 import { screen, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import type { SecurityComparison } from "../../api/security-compare";
+import type { SecurityComparison } from "../../api/security/security-compare";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { ATTEMPTS, campaignRun, HOSTILE, STATS } from "../../testing/security-fixture";

@@ -7,8 +7,8 @@
 import { Button, List, Paper, Select, Stack, Text, Title } from "@mantine/core";
 import { useDocumentTitle } from "@mantine/hooks";
 import { Link, useParams } from "react-router";
-import { useRun } from "../../api/runs";
-import { useSecurityRuns } from "../../api/security";
+import { useRun } from "../../api/runs/runs";
+import { useSecurityRuns } from "../../api/security/security";
 import {
   type AttemptBrief,
   type AttemptChange,
@@ -18,7 +18,7 @@ import {
   formatBreachRate,
   formatUndecided,
   useSecurityComparison,
-} from "../../api/security-compare";
+} from "../../api/security/security-compare";
 import { ComparisonVerdict } from "../../components/ComparisonVerdict";
 import { PageHeader } from "../../components/PageHeader";
 import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";

@@ -5,8 +5,8 @@
 import { Anchor, Button, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { readRunProgress } from "../../api/project-runs";
-import { isRunActive, type Run } from "../../api/runs";
+import { readRunProgress } from "../../api/runs/project-runs";
+import { isRunActive, type Run } from "../../api/runs/runs";
 import {
   type Campaign,
   useCampaigns,
@@ -14,7 +14,7 @@ import {
   useDeleteCampaign,
   useSaveCampaign,
   useSecurityRuns,
-} from "../../api/security";
+} from "../../api/security/security";
 import { ResourceTable } from "../../components/ResourceTable";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { EmptyState } from "../../components/StateViews";

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { highlightQuotes, readSecurityStats } from "../../api/security";
+import { highlightQuotes, readSecurityStats } from "../../api/security/security";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { ATTEMPTS, campaignRun, HOSTILE, QUOTE, STATS } from "../../testing/security-fixture";

@@ -7,8 +7,8 @@ import { Button, Select, Stack, Table, Tabs, Text, Title, Tooltip } from "@manti
 import { useDocumentTitle } from "@mantine/hooks";
 import { useState } from "react";
 import { Link, useParams } from "react-router";
-import { readRunProgress } from "../../api/project-runs";
-import { isRunActive, type Run, useRun } from "../../api/runs";
+import { readRunProgress } from "../../api/runs/project-runs";
+import { isRunActive, type Run, useRun } from "../../api/runs/runs";
 import {
   type AttemptView,
   type RateRow,
@@ -16,7 +16,7 @@ import {
   useSecurityStats,
   VERDICTS,
   type Verdict,
-} from "../../api/security";
+} from "../../api/security/security";
 import { ResourceTable } from "../../components/ResourceTable";
 import { ErrorState, LoadingState, NotFoundState } from "../../components/StateViews";
 import { counted } from "../../lib/text";

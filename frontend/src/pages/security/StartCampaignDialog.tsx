@@ -5,9 +5,9 @@
  */
 import { List, NumberInput, Select, Stack, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
-import { useProjectRuns } from "../../api/runs-dashboard";
-import { type Campaign, useCampaignPlan } from "../../api/security";
+import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/runs/project-runs";
+import { useProjectRuns } from "../../api/runs/runs-dashboard";
+import { type Campaign, useCampaignPlan } from "../../api/security/security";
 import { StartRunDialog, StartRunForm } from "../../components/StartRunDialog";
 import { LoadingState } from "../../components/StateViews";
 import { counted } from "../../lib/text";

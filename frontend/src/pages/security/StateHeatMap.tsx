@@ -5,8 +5,8 @@
  */
 import { Grid, Stack, Text } from "@mantine/core";
 import { useMemo } from "react";
-import { readGraph, useArtefact } from "../../api/artefacts";
-import type { RateRow } from "../../api/security";
+import { readGraph, useArtefact } from "../../api/runs/artefacts";
+import type { RateRow } from "../../api/security/security";
 import { type NodeMark, WorkflowGraph } from "../../components/graph/WorkflowGraph";
 
 const percent = (share: number) => `${String(Math.round(share * 1000) / 10)}%`;

@@ -1,7 +1,7 @@
 /** The conversations a saved profile will run: one row per conversation with its variable values, and a cost. */
 import { Alert, Button, Group, NumberInput, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
-import { usePlanProfile } from "../../api/profiles";
+import { usePlanProfile } from "../../api/workspace/profiles";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
 import { noun } from "../../lib/text";
 

@@ -1,7 +1,7 @@
 /** A project's profiles, grouped by origin: written or uploaded by hand, then one group per TRACER run. */
 import { Anchor, Badge, Checkbox, Group, Stack, Table, Text, Title } from "@mantine/core";
 import { Link } from "react-router";
-import type { Profile } from "../../api/profiles";
+import type { Profile } from "../../api/workspace/profiles";
 import { paths } from "../../lib/paths";
 import { counted, textOr } from "../../lib/text";
 

@@ -1,7 +1,7 @@
 /** Drag-and-drop upload of profile YAML files; each is stored, valid or not, and the outcome is announced. */
 import { notifications } from "@mantine/notifications";
 import { ApiError } from "../../api/errors";
-import { useUploadProfiles } from "../../api/profiles";
+import { useUploadProfiles } from "../../api/workspace/profiles";
 import { FileDropZone } from "../../components/FileDropZone";
 import { counted } from "../../lib/text";
 

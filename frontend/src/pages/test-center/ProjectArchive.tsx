@@ -6,7 +6,7 @@
 import { Button, Card, FileButton, Group, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { ApiError } from "../../api/errors";
-import { type ImportOutcome, useDownloadProjectArchive, useImportProjectArchive } from "../../api/project-archive";
+import { type ImportOutcome, useDownloadProjectArchive, useImportProjectArchive } from "../../api/workspace/project-archive";
 import { counted } from "../../lib/text";
 
 export function describeImport(outcome: ImportOutcome): string {

@@ -1,10 +1,10 @@
 /** The dialogs that start a project's long runs: "Explore with TRACER" and "Run SENSEI". */
 import { List, NumberInput, Text } from "@mantine/core";
 import { useState } from "react";
-import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
-import type { Profile } from "../../api/profiles";
-import type { Project } from "../../api/projects";
-import type { Run } from "../../api/runs";
+import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/runs/project-runs";
+import type { Profile } from "../../api/workspace/profiles";
+import type { Project } from "../../api/workspace/projects";
+import type { Run } from "../../api/runs/runs";
 import { paths } from "../../lib/paths";
 import { StartRunDialog, StartRunForm } from "../../components/StartRunDialog";
 

@@ -5,7 +5,7 @@
 import "@mantine/charts/styles.css";
 import { BarChart } from "@mantine/charts";
 import { Paper, Stack, Table, Text, Title } from "@mantine/core";
-import type { FidelityReport } from "../../api/transcripts";
+import type { FidelityReport } from "../../api/workspace/transcripts";
 
 const shown = (value: number | null | undefined) => (value === null || value === undefined ? "—" : String(value));
 

@@ -20,9 +20,9 @@ import {
 } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { Link, useParams } from "react-router";
-import { useProfiles } from "../../api/profiles";
-import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/project-runs";
-import { resultOf } from "../../api/runs";
+import { useProfiles } from "../../api/workspace/profiles";
+import { DEFAULT_CONCURRENCY, useStartProjectRun } from "../../api/runs/project-runs";
+import { resultOf } from "../../api/runs/runs";
 import {
   useCalibrate,
   useFidelity,
@@ -31,7 +31,7 @@ import {
   type TranscriptsOverview,
   type TranscriptUpload,
   type UploadProgress,
-} from "../../api/transcripts";
+} from "../../api/workspace/transcripts";
 import { FileDropZone } from "../../components/FileDropZone";
 import { PageHeader } from "../../components/PageHeader";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";

@@ -1,0 +1,108 @@
+/**
+ * TRACER, SENSEI and check runs of a project, their live events and cancellation.
+ *
+ * A run's live fields (stage, progress, counters, usage) as the progress views show them: `readRunProgress`.
+ */
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, unwrap } from "../client";
+import { useLiveRun } from "./live";
+import { mergeEvents, readRunEvent, type RunEvent } from "./run-cache";
+import { runKeys } from "../query-keys";
+import type { RequestJson } from "../types";
+import type { Run } from "./runs";
+
+export { MAX_EVENTS_KEPT, type RunEvent } from "./run-cache";
+
+export type StartRunInput = RequestJson<"/api/projects/{project_id}/runs/", "post">;
+export type RunKind = StartRunInput["kind"];
+
+/** Parallel simulated conversations when the caller does not say (the server's default). */
+export const DEFAULT_CONCURRENCY = 4;
+
+export function startProjectRun(projectId: number, body: StartRunInput) {
+  return unwrap(api.POST("/api/projects/{project_id}/runs/", { params: { path: { project_id: projectId } }, body }));
+}
+
+export function cancelRun(runId: number) {
+  return unwrap(api.POST("/api/runs/{id}/cancel/", { params: { path: { id: runId } } }));
+}
+
+export async function getRunEvents(runId: number, after: number | null, signal?: AbortSignal) {
+  const query = after === null ? {} : { after };
+  const page = await unwrap(api.GET("/api/runs/{id}/events/", { params: { path: { id: runId }, query }, signal }));
+  return { next_after: page.next_after, results: page.results.map(readRunEvent) };
+}
+
+export function useStartProjectRun(projectId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: StartRunInput) => startProjectRun(projectId, body),
+    onSuccess: (run) => {
+      queryClient.setQueryData(runKeys.detail(run.id), run);
+      return queryClient.invalidateQueries({ queryKey: runKeys.lists });
+    },
+  });
+}
+
+export function useCancelRun() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: cancelRun,
+    onSuccess: (run) => {
+      queryClient.setQueryData(runKeys.detail(run.id), run);
+    },
+  });
+}
+
+/**
+ * The run's events, accumulated: each fetch asks only for what came after the last event held, and merges with
+ * what is held once it answers (the live stream may have added lines meanwhile).
+ */
+export function runEventsQueryOptions(runId: number, read: () => RunEvent[] | undefined) {
+  return queryOptions({
+    queryKey: runKeys.events(runId),
+    queryFn: async ({ signal }) => {
+      const last = read()?.at(-1);
+      const page = await getRunEvents(runId, last === undefined ? null : last.id, signal);
+      return mergeEvents(read() ?? [], page.results);
+    },
+    staleTime: 0,
+  });
+}
+
+/** The run's log; while `live`, the server pushes new lines as they are written (live.ts). */
+export function useRunEvents(runId: number, live: boolean) {
+  const queryClient = useQueryClient();
+  useLiveRun(live ? runId : null);
+  return useQuery(runEventsQueryOptions(runId, () => queryClient.getQueryData<RunEvent[]>(runKeys.events(runId))));
+}
+
+export interface RunProgress {
+  stage: string;
+  done: number | null;
+  total: number | null;
+  counters: [string, number][];
+  usage: { calls: number; promptTokens: number; completionTokens: number; costUsd: number | null } | null;
+  projectName: string;
+  isOwner: boolean | null;
+}
+
+/** The live fields of a run, as the progress views show them. */
+export function readRunProgress(
+  run: Pick<Run, "stage" | "progress" | "counters" | "usage" | "project_name" | "is_owner">,
+): RunProgress {
+  return {
+    stage: run.stage,
+    done: run.progress.done ?? null,
+    total: run.progress.total ?? null,
+    counters: Object.entries(run.counters),
+    usage: {
+      calls: run.usage.calls,
+      promptTokens: run.usage.prompt_tokens,
+      completionTokens: run.usage.completion_tokens,
+      costUsd: run.usage.cost_usd,
+    },
+    projectName: run.project_name ?? "",
+    isOwner: run.is_owner,
+  };
+}

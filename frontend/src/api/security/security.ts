@@ -1,0 +1,288 @@
+/**
+ * Security campaigns: a project's campaign documents (YAML, validated on every save, like rules), the security runs
+ * of a project, and what a run left — its attempts (verdict, reason, quoted evidence, transcript) and its breach
+ * rates per attack and delivery mode.
+ *
+ * Attempt records are typed by the API schema (the engine's `AttemptRecord`); the statistics are still free-form
+ * JSON there, so `readSecurityStats` checks every field. Everything in a record was written by the chatbot under test or by an LLM: it is data, shown as text.
+ */
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api, unwrap, unwrapEmpty } from "../client";
+import { useLiveRunLists } from "../runs/live";
+import { collectPages, type Page } from "../pagination";
+import { campaignKeys, runKeys } from "../query-keys";
+import type { components } from "../schema";
+import type { ResponseJson } from "../types";
+
+export type Campaign = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/", "get", 200>;
+export type CampaignPlan = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/plan/", "post", 200>;
+type AttemptRow = ResponseJson<"/api/runs/{id}/attempts/", "get", 200>["results"][number];
+
+export const VERDICTS = ["breached", "resisted", "inconclusive", "error"] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+const projectPath = (projectId: number) => ({ project_id: String(projectId) });
+
+// -- campaign documents -----------------------------------------------------------------------------------------
+
+export function useCampaigns(projectId: number | null) {
+  return useQuery({
+    queryKey: campaignKeys.list(projectId ?? 0),
+    queryFn: ({ signal }) =>
+      collectPages((page) =>
+        unwrap(
+          api.GET("/api/projects/{project_id}/campaigns/", {
+            params: { path: projectPath(projectId ?? 0), query: { page } },
+            signal,
+          }),
+        ),
+      ),
+    enabled: projectId !== null,
+  });
+}
+
+export function saveCampaign({ projectId, id, text }: { projectId: number; id: number | null; text: string }) {
+  return id === null
+    ? unwrap(
+        api.POST("/api/projects/{project_id}/campaigns/", {
+          params: { path: projectPath(projectId) },
+          body: { text },
+        }),
+      )
+    : unwrap(
+        api.PATCH("/api/projects/{project_id}/campaigns/{id}/", {
+          params: { path: { ...projectPath(projectId), id } },
+          body: { text },
+        }),
+      );
+}
+
+export function useSaveCampaign() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: saveCampaign,
+    onSuccess: (_saved, { projectId }) => queryClient.invalidateQueries({ queryKey: campaignKeys.list(projectId) }),
+  });
+}
+
+export function useDeleteCampaign() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ projectId, id }: { projectId: number; id: number }) =>
+      unwrapEmpty(
+        api.DELETE("/api/projects/{project_id}/campaigns/{id}/", {
+          params: { path: { ...projectPath(projectId), id } },
+        }),
+      ),
+    onSettled: (_data, _error, { projectId }) =>
+      queryClient.invalidateQueries({ queryKey: campaignKeys.list(projectId) }),
+  });
+}
+
+/** Rewrites a campaign (a reference `security.yml` too) in Parley's own format. */
+export function useConvertCampaign() {
+  return useMutation({
+    mutationFn: async ({ projectId, text }: { projectId: number; text: string }) => {
+      const body = await unwrap(
+        api.POST("/api/projects/{project_id}/campaigns/convert/", {
+          params: { path: projectPath(projectId) },
+          body: { text },
+        }),
+      );
+      return body.text;
+    },
+  });
+}
+
+export function useCampaignPlan() {
+  return useMutation({
+    mutationFn: ({ projectId, id }: { projectId: number; id: number }) =>
+      unwrap(
+        api.POST("/api/projects/{project_id}/campaigns/{id}/plan/", {
+          params: { path: { ...projectPath(projectId), id } },
+        }),
+      ),
+  });
+}
+
+// -- runs ---------------------------------------------------------------------------------------------------------
+
+/** The project's security runs, newest first; refetched live when runs change. */
+export function useSecurityRuns(projectId: number | null) {
+  useLiveRunLists(projectId !== null);
+  return useQuery({
+    queryKey: runKeys.ofProject(projectId ?? 0, "security"),
+    queryFn: ({ signal }) =>
+      collectPages((page) =>
+        unwrap(
+          api.GET("/api/projects/{project_id}/runs/", {
+            params: {
+              path: { project_id: projectId ?? 0 },
+              query: { kind: "security", page, ordering: "-created_at" },
+            },
+            signal,
+          }),
+        ),
+      ),
+    enabled: projectId !== null,
+  });
+}
+
+// -- attempts ------------------------------------------------------------------------------------------------------
+
+export type AttemptRecord = components["schemas"]["AttemptRecord"];
+export type EvidenceView = components["schemas"]["Evidence"];
+/** `phase` `prefix`: TRACER's recorded turns replayed to reach the state attacked from. */
+export type TurnView = components["schemas"]["TranscriptTurn"];
+export type FindingView = components["schemas"]["Finding"];
+
+/** An attempt as the screens show it: the row's columns and its record (typed by the API schema). */
+export interface AttemptView {
+  id: number;
+  attackId: string;
+  attack: string;
+  index: number;
+  delivery: string;
+  verdict: Verdict;
+  because: string;
+  evidence: EvidenceView[];
+  prompt: string;
+  source: string;
+  refused: boolean;
+  findings: FindingView[];
+  transcript: TurnView[];
+  notes: string[];
+  costUsd: number | null;
+}
+
+export function attemptView(row: AttemptRow): AttemptView {
+  const { record } = row;
+  return {
+    id: row.id,
+    attackId: row.attack_id,
+    attack: row.attack,
+    index: row.index,
+    delivery: row.delivery,
+    verdict: record.verdict,
+    because: row.because,
+    evidence: record.evidence,
+    prompt: record.prompt,
+    source: record.source,
+    refused: record.refused,
+    findings: record.findings,
+    transcript: record.transcript,
+    notes: record.notes.filter(Boolean),
+    costUsd: row.cost_usd,
+  };
+}
+
+export interface AttemptFilters {
+  page: number;
+  verdict?: Verdict;
+  attack?: string;
+}
+
+/** One page of a run's attempts; `done` (attempts finished so far) is part of the key, so a live run re-reads. */
+export function useAttempts(runId: number, filters: AttemptFilters, done: number) {
+  return useQuery({
+    queryKey: runKeys.attempts(runId, filters, done),
+    queryFn: async ({ signal }): Promise<Page<AttemptView>> => {
+      const query = {
+        page: filters.page,
+        ...(filters.verdict && { verdict: filters.verdict }),
+        ...(filters.attack && { attack: filters.attack }),
+      };
+      const body = await unwrap(
+        api.GET("/api/runs/{id}/attempts/", { params: { path: { id: runId }, query }, signal }),
+      );
+      return { ...body, results: body.results.map(attemptView) };
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+// -- breach rates --------------------------------------------------------------------------------------------------
+
+export interface RateRow {
+  key: string;
+  attack: string;
+  delivery: string;
+  attempts: number;
+  counts: Record<Verdict, number>;
+  rate: number | null;
+  interval: [number, number] | null;
+}
+
+export interface SecurityStats {
+  totals: RateRow;
+  byAttack: RateRow[];
+  byDelivery: RateRow[];
+  byAttackAndDelivery: RateRow[];
+  /** From TRACER's states: the rate per state (keyed by functionality name), and the TRACER run they come from. */
+  byState: RateRow[];
+  tracerRun: number | null;
+}
+
+type RunStatistics = components["schemas"]["RunStatistics"];
+type BreachRow = components["schemas"]["BreachRow"] & { attack_id?: string; attack?: string; delivery?: string };
+
+function rateRow(row: BreachRow, key: string): RateRow {
+  const [low, high] = row.interval ?? [];
+  return {
+    key,
+    attack: row.attack_id ?? row.attack ?? "",
+    delivery: row.delivery ?? "",
+    attempts: row.attempts,
+    counts: { breached: row.breached, resisted: row.resisted, inconclusive: row.inconclusive, error: row.error },
+    rate: row.breach_rate,
+    interval: low !== undefined && high !== undefined ? [low, high] : null,
+  };
+}
+
+/** A security run's breach rates, from its typed aggregates (`stats/`). */
+export function readSecurityStats(data: RunStatistics): SecurityStats {
+  return {
+    totals: rateRow(data.totals, "totals"),
+    byAttack: data.by_attack.map((row) => rateRow(row, row.attack_id)),
+    byDelivery: data.by_delivery.map((row) => rateRow(row, row.delivery)),
+    byAttackAndDelivery: data.by_attack_and_delivery.map((row) => rateRow(row, `${row.attack_id}/${row.delivery}`)),
+    byState: data.by_state.map((row) => rateRow(row, row.state)),
+    tracerRun: data.tracer_run,
+  };
+}
+
+export function useSecurityStats(runId: number, done: number) {
+  return useQuery({
+    queryKey: runKeys.securityStats(runId, done),
+    queryFn: async ({ signal }) => {
+      const body = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
+      return readSecurityStats(body);
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+/**
+ * `text` cut into pieces, the pieces that are one of `quotes` marked: how the evidence is highlighted in a reply.
+ * Pure string work — the caller renders every piece as a text node.
+ */
+export function highlightQuotes(value: string, quotes: readonly string[]): { text: string; quoted: boolean }[] {
+  const wanted = quotes.filter((quote) => quote.trim() !== "");
+  const pieces: { text: string; quoted: boolean }[] = [];
+  let rest = value;
+  while (rest !== "") {
+    let best: { at: number; quote: string } | null = null;
+    for (const quote of wanted) {
+      const at = rest.indexOf(quote);
+      if (at >= 0 && (best === null || at < best.at)) best = { at, quote };
+    }
+    if (best === null) {
+      pieces.push({ text: rest, quoted: false });
+      break;
+    }
+    if (best.at > 0) pieces.push({ text: rest.slice(0, best.at), quoted: false });
+    pieces.push({ text: best.quote, quoted: true });
+    rest = rest.slice(best.at + best.quote.length);
+  }
+  return pieces;
+}
