@@ -34,8 +34,9 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def leniently(model: type[M], stored: Any) -> M:
-    """`stored` as `model`, its fields that do not load (a hand-edited or hostile document) at their defaults —
-    never a server error for what a run once stored."""
+    """`stored` as `model`, its fields that do not load (a hand-edited or hostile document) at their defaults. A
+    field the model requires (an attempt record's verdict, say) that is missing or bad still fails: only the
+    worker writes these documents, always whole."""
     try:
         return model.model_validate(stored)
     except ValidationError as exc:
