@@ -57,6 +57,7 @@ __all__ = [
     "Turn",
     "Usage",
     "Verdict",
+    "error_name",
 ]
 
 # passed: no chatbot fault and every goal met; failed: a chatbot fault; inconclusive: nothing can be said about
@@ -82,10 +83,15 @@ class ConversationError(BaseModel):
 
     @property
     def name(self) -> str:
-        try:
-            return ErrorCode(self.code).slug
-        except ValueError:
-            return f"http_{self.code}" if 100 <= self.code < 600 else "unknown"
+        return error_name(self.code)
+
+
+def error_name(code: int) -> str:
+    """An error code's slug (`ErrorCode`), `http_NNN` for another HTTP status, else `unknown`."""
+    try:
+        return ErrorCode(code).slug
+    except ValueError:
+        return f"http_{code}" if 100 <= code < 600 else "unknown"
 
 
 class OutputEvidence(BaseModel):

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.conversation import ErrorCode
+from engine.conversation import error_name
 from engine.llm import UsageTotals
 from engine.security.result import BreachRates
 from engine.sensei.verdicts import tally, verdict_of
@@ -122,9 +122,7 @@ def _sensei(run: Run) -> dict[str, Any]:
         "with_errors": sum(int(row["has_errors"]) for row in rows),
         **tally(verdicts),
         "simulator_slips": sum(len(s) for s in slips if isinstance(s, list)),
-        "errors_by_code": [
-            {"code": c, "name": _error_name(c), "count": n} for c, n in sorted(errors.items())
-        ],
+        "errors_by_code": [{"code": c, "name": error_name(c), "count": n} for c, n in sorted(errors.items())],
         "profiles": [{"profile": name, **entry} for name, entry in sorted(per_profile.items())],
         "response_times": _distribution(_response_times([row["record"] for row in rows])),
     }
@@ -142,13 +140,6 @@ def _rule(result: RuleResult) -> dict[str, Any]:
         "errors": result.errors,
         "pass_rate": round(result.passed / decided, 4) if decided else None,
     }
-
-
-def _error_name(code: int) -> str:
-    try:
-        return ErrorCode(code).slug
-    except ValueError:
-        return f"http_{code}" if 100 <= code < 600 else "unknown"
 
 
 def _response_times(records: list[dict[str, Any]]) -> list[float]:
