@@ -11,10 +11,11 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 # One button model for connectors and records: `value` is what pressing it sends, `url` where a link points.
 from engine.connectors.base import Button
+from engine.json_value import JsonValue
 
 
 class ErrorCode(IntEnum):
@@ -50,10 +51,16 @@ class ErrorCode(IntEnum):
 
 __all__ = [
     "Button",
+    "CheckOutcome",
     "ConversationError",
     "ConversationRecord",
     "ErrorCode",
+    "JsonValue",
+    "Note",
     "OutputEvidence",
+    "RecordOutcome",
+    "RecordSettings",
+    "RecordedSlip",
     "Turn",
     "Usage",
     "Verdict",
@@ -112,6 +119,102 @@ class Usage(BaseModel):
     cost_usd: float | None = 0.0
 
 
+class RecordSettings(BaseModel):
+    """How the conversation was planned: the profile's choices for it, the models, the connector. Every field is
+    optional: a record imported from the reference tool or written by an older Parley has only some."""
+
+    styles: list[str | dict[str, list[str]]] | None = (
+        None  # interaction styles; change language with its languages
+    )
+    goal_style: dict[str, JsonValue] | None = None  # the profile's `goal_style`, as written
+    max_user_turns: int | None = None
+    goals: list[str] | None = None  # the goals with this conversation's values filled in
+    seed: int | None = None
+    personality: str | None = None
+    user_model: str | None = None
+    judge_model: str | None = None
+    profile_model: str | None = None
+    temperature: float | None = None
+    connector: str | None = None  # the connector's technology
+    min_pass_rate: float | None = None  # the profile's pass^k gate, read by the comparison
+    test_name: str | None = None  # the profile's name made unique within its run
+    planned_index: int | None = None  # with repeats: the planned conversation this one repeats
+    repeat: int | None = None  # with repeats: which repetition (0-based)
+    repeats: int | None = None  # with repeats: how many of each planned conversation
+    imported_from: str | None = None  # "reference": read from the reference tool's YAML files
+    reference: dict[str, JsonValue] | None = None  # what such a file's `conversation` section said
+
+
+class RecordedSlip(BaseModel):
+    """One way the simulated user left its role (`engine.sensei.hygiene`), in the user turn it was caught in."""
+
+    turn: int | None = None
+    attempt: int = 0
+    kind: str = ""
+    text: str = ""
+
+
+class Note(BaseModel):
+    turn: int | None = None
+    note: str = ""
+
+
+class CheckOutcome(BaseModel):
+    """A scripted profile's check on the chatbot's reply (`engine.sensei.scripted`)."""
+
+    step: int = 0
+    turn: int | None = None  # the chatbot turn checked; None when never reached
+    check: str = ""
+    held: bool | None = None  # None: not decided
+    detail: str = ""
+
+
+class RecordOutcome(BaseModel):
+    """How the conversation went, beside its verdict (which the record holds itself): why it stopped and who ended
+    it, the simulated user's slips, notes, the goals the user confirmed, the extraction's notes, the LLM calls by
+    tag. A field is None when it does not apply (and in records written before it existed). A comparison's view
+    of a conversation — its verdict and where it came from — is `engine.regression.outcomes.Outcome`."""
+
+    stopped_because: str | None = None  # completed, finished, max_turns, fallback_loop, timeout, cancelled…
+    ended_by: str | None = None  # user or chatbot, when one of them ended it
+    end_signal: str | None = None
+    fallback_replies: int | None = None
+    ended_on_fallback: bool | None = None  # True when the chatbot's last turn was its fallback
+    simulator_slips: list[RecordedSlip] | None = None
+    notes: list[Note] | None = None
+    languages: list[str] | None = None  # the language of each user turn, when the profile changes language
+    goals_verified: dict[str, str | None] | None = None  # all_answered: goal number -> the chatbot's words
+    extraction_skipped: str | None = None
+    extraction_notes: list[str] | None = None
+    llm_calls: dict[str, int] | None = None  # by call tag
+    script_turns: list[int] | None = None  # scripted profiles: the user turns the script sent
+    checks: list[CheckOutcome] | None = None  # scripted profiles: every check's result
+
+
+_OUTCOME_KEYS = frozenset(RecordOutcome.model_fields)
+_SETTINGS_KEYS = frozenset(RecordSettings.model_fields)
+
+
+def upgrade_record(data: Any) -> Any:
+    """A stored record brought to the current shape — the one place that knows older ones. Records written
+    before `outcome` existed kept it inside `settings`, and a reference tool's file put anything there."""
+    if not isinstance(data, dict) or not isinstance(data.get("settings"), dict):
+        return data
+    settings = dict(data["settings"])
+    moved = {key: settings.pop(key) for key in list(settings) if key in _OUTCOME_KEYS}
+    extra = {key: settings.pop(key) for key in list(settings) if key not in _SETTINGS_KEYS}
+    if not moved and not extra:
+        return data
+    if extra:
+        settings["reference"] = {**(settings.get("reference") or {}), **extra}
+    outcome = data.get("outcome")
+    return {
+        **data,
+        "settings": settings,
+        "outcome": {**moved, **(outcome if isinstance(outcome, dict) else {})},
+    }
+
+
 class ConversationRecord(BaseModel):
     """One conversation between a simulated user (a profile) and the chatbot under test."""
 
@@ -121,10 +224,11 @@ class ConversationRecord(BaseModel):
     language: str | None = None
     context: list[str] = Field(default_factory=list)
     goals: list[str] = Field(default_factory=list)  # goal templates as written in the profile
-    inputs: dict[str, Any] = Field(default_factory=dict)  # variable values chosen for this conversation
-    outputs: dict[str, Any] = Field(default_factory=dict)  # extracted outputs; None when not found
+    inputs: dict[str, JsonValue] = Field(default_factory=dict)  # variable values chosen for this conversation
+    outputs: dict[str, JsonValue] = Field(default_factory=dict)  # extracted outputs; None when not found
     evidence: dict[str, OutputEvidence] = Field(default_factory=dict)  # per output: where the chatbot said it
-    settings: dict[str, Any] = Field(default_factory=dict)  # interaction style, goal style, number…
+    settings: RecordSettings = Field(default_factory=RecordSettings)
+    outcome: RecordOutcome = Field(default_factory=RecordOutcome)
     turns: list[Turn] = Field(default_factory=list)
     errors: list[ConversationError] = Field(default_factory=list)
     started_at: datetime | None = None
@@ -141,6 +245,19 @@ class ConversationRecord(BaseModel):
     evidence_turn: int | None = None
     # The version of the verdict rules that decided this record; an older one (or None) is decided again when read.
     verdict_rules: int | None = None
+
+    _upgrade = model_validator(mode="before")(upgrade_record)
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """Settings and outcome as one mapping of what applies (the rules' `meta`); an imported file's own keys
+        stand beside Parley's, as they did in that file."""
+        settings = self.settings.model_dump(mode="json", exclude_none=True)
+        return {
+            **settings.pop("reference", {}),
+            **settings,
+            **self.outcome.model_dump(mode="json", exclude_none=True),
+        }
 
     @property
     def response_times(self) -> list[float]:

@@ -21,6 +21,7 @@ from pydantic.json_schema import GenerateJsonSchema, model_json_schema
 from rest_framework import serializers
 
 from engine.check.report import CheckRunSummary, RuleReport
+from engine.conversation import ConversationRecord
 from engine.evaluation.qualify_result import QualifyResult
 from engine.evaluation.result import BenchSummary
 from engine.llm import UsageTotals
@@ -56,6 +57,7 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
 SERVED_MODELS: set[type[BaseModel]] = {
     *RESULT_MODELS.values(),
     AttemptRecord,
+    ConversationRecord,
     RuleReport,
     RunStatistics,
     UsageTotals,

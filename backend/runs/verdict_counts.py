@@ -22,7 +22,7 @@ def sensei_verdicts(run: Run) -> dict[str, Any]:
         "record__verdict",
         "record__verdict_reason",
         "record__verdict_rules",
-        "record__settings__simulator_slips",
+        "record__outcome__simulator_slips",
     )
     pairs: list[tuple[str, str]] = []
     slips = 0

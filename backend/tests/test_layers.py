@@ -29,6 +29,7 @@ ENGINE = {
     "errors": 0,
     "redact": 0,
     "personal_data": 0,  # the personal-data detectors: the security oracle, the transcript import (README D35)
+    "json_value": 0,  # any JSON value, typed for the API schema
     "intervals": 0,  # Wilson and Newcombe intervals, for every rate any engine prints
     "context": 1,  # the run context every engine takes: reporter, cancel token, usage sink
     "yamlguard": 1,

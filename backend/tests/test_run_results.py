@@ -320,3 +320,88 @@ def test_a_rule_report_that_does_not_load_is_served_with_defaults_never_a_500(au
         ["kept"],
         2,
     )
+
+
+# A record as SENSEI stored it before `outcome`: how the conversation ended sat inside `settings`.
+OLD_RECORD = {
+    "id": "ab12-order-0",
+    "profile": "order",
+    "inputs": {"size": "small", "when": {"date": "2026-12-01"}},
+    "outputs": {"price": {"amount": 9.5, "currency": "EUR"}},
+    "settings": {
+        "seed": 7,
+        "max_user_turns": 4,
+        "stopped_because": "max_turns",
+        "simulator_slips": [{"turn": 0, "attempt": 1, "kind": "spoke_for_chatbot", "text": "Bot: hi"}],
+        "notes": [{"turn": 1, "note": "the chatbot answered the user's closing with a message"}],
+        "checks": [{"step": 0, "turn": 1, "check": "contains 'pizza'", "held": False, "detail": "absent"}],
+        "number": 3,  # a key Parley never wrote: kept, as the reference tool's
+    },
+    "turns": [{"role": "user", "text": "A small pizza"}, {"role": "bot", "text": "9.50 EUR"}],
+}
+
+
+@pytest.mark.django_db
+def test_a_record_stored_before_outcome_is_served_typed_with_its_ending_moved_to_outcome(auth_api):
+    from runs.models import Conversation
+
+    run = RunFactory(owner=auth_api.user, kind="sensei", status=Run.Status.SUCCEEDED, result={})
+    row = Conversation.objects.create(run=run, profile="order", index=0, record=OLD_RECORD)
+    response = auth_api.get(f"/api/runs/{run.pk}/conversations/{row.pk}/")
+    assert response.status_code == 200
+    record = response.json()["record"]
+    assert record["outcome"]["stopped_because"] == "max_turns"
+    assert record["outcome"]["simulator_slips"][0]["kind"] == "spoke_for_chatbot"
+    assert record["outcome"]["checks"][0]["held"] is False
+    assert record["settings"]["seed"] == 7 and record["settings"]["max_user_turns"] == 4
+    assert record["settings"]["reference"] == {"number": 3}
+    assert "stopped_because" not in record["settings"]
+    assert record["inputs"]["when"] == {"date": "2026-12-01"}
+
+
+@pytest.mark.django_db
+def test_a_record_missing_its_names_or_with_bad_fields_is_served_never_a_500(auth_api):
+    from runs.models import Conversation
+
+    run = RunFactory(owner=auth_api.user, kind="sensei", status=Run.Status.SUCCEEDED, result={})
+    hostile = {"turns": "not a list", "settings": {"seed": "seven"}, "outputs": {"price": 3}}
+    row = Conversation.objects.create(run=run, profile="order", index=2, record=hostile)
+    response = auth_api.get(f"/api/runs/{run.pk}/conversations/{row.pk}/")
+    assert response.status_code == 200
+    record = response.json()["record"]
+    assert (record["id"], record["profile"], record["index"]) == ("order-2", "order", 2)
+    assert record["turns"] == [] and record["settings"]["seed"] is None and record["outputs"] == {"price": 3}
+
+
+@pytest.mark.django_db
+def test_the_migration_moves_an_old_records_ending_to_outcome_where_the_slip_count_reads_it():
+    import importlib
+
+    from django.apps import apps
+
+    from runs.models import Conversation
+    from runs.verdict_counts import sensei_verdicts
+
+    run = RunFactory(kind="sensei", status=Run.Status.SUCCEEDED, result={})
+    row = Conversation.objects.create(run=run, profile="order", index=0, record=OLD_RECORD)
+    assert sensei_verdicts(run)["simulator_slips"] == 0  # the count reads `outcome`, which it lacks
+    importlib.import_module("runs.migrations.0015_record_outcome").forwards(apps, None)
+    row.refresh_from_db()
+    assert row.record["outcome"]["stopped_because"] == "max_turns"
+    assert "simulator_slips" not in row.record["settings"]
+    assert sensei_verdicts(run)["simulator_slips"] == 1
+
+
+def test_the_schema_types_a_conversation_record_with_its_settings_and_outcome():
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    components = schema["components"]["schemas"]
+    record = components["ConversationRecord"]
+    assert record["properties"]["settings"] == {"$ref": "#/components/schemas/RecordSettings"}
+    assert record["properties"]["outcome"] == {"$ref": "#/components/schemas/RecordOutcome"}
+    assert record["properties"]["inputs"]["additionalProperties"] == {
+        "$ref": "#/components/schemas/JsonValue"
+    }
+    for name in ("RecordSettings", "RecordOutcome"):
+        assert components[name].get("additionalProperties", False) is False
+    detail = components["Conversation"]["properties"]["record"]
+    assert "ConversationRecord" in str(detail)

@@ -360,8 +360,8 @@ def test_a_platform_run_with_a_calibrated_personality_leaves_after_the_configure
         # The whole run can name it too, as `--calibrated-user` does on the CLI.
         whole = run_with(calibrated_user="calibrated-user")
     for record in [*records, *whole]:
-        assert record["settings"]["fallback_replies"] == 2, record["settings"]
-        assert record["settings"]["end_signal"] == "left after 2 fallbacks, as real users do"
+        assert record["outcome"]["fallback_replies"] == 2, record["outcome"]
+        assert record["outcome"]["end_signal"] == "left after 2 fallbacks, as real users do"
         assert sum(turn["role"] == "user" for turn in record["turns"]) == 2
     assert len(records) == len(whole) == 2
 

@@ -24,7 +24,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from engine.check.errors import ConversationLoadError
-from engine.conversation import ConversationError, ConversationRecord, Turn, Usage
+from engine.conversation import ConversationError, ConversationRecord, RecordSettings, Turn, Usage
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 _SEPARATOR = re.compile(r"^-{3,}\s*$", re.MULTILINE)
@@ -209,7 +209,7 @@ def reference_conversation(text: str, *, default_id: str, profile: str = "") -> 
         goals=goals,
         inputs=inputs,
         outputs=outputs,
-        settings=settings,
+        settings=RecordSettings(imported_from="reference", reference=settings),
         turns=turns,
         errors=errors,
         duration_s=float(duration) if isinstance(duration, int | float) else None,

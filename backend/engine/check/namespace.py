@@ -167,7 +167,7 @@ class ConversationView(SandboxObject):
     def _meta(self) -> Section:
         record = self.record
         values: dict[str, Any] = {}
-        for key, value in _flat_settings(record.settings).items():
+        for key, value in _flat_settings(record.meta).items():
             values[key] = value
         values.update(
             {
@@ -197,7 +197,7 @@ class ConversationView(SandboxObject):
             for section, mapping in (
                 ("inputs", record.inputs),
                 ("outputs", record.outputs),
-                ("meta", _flat_settings(record.settings)),
+                ("meta", _flat_settings(record.meta)),
             ):
                 for key, value in mapping.items():
                     places.setdefault(key, []).append(f"{section}.{key}")

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Self
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine.egress import EgressGuard
+from engine.json_value import JsonValue
 
 
 class Button(BaseModel):

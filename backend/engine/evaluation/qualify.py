@@ -173,7 +173,7 @@ def figures(
     inconclusive = [r for r in records if r.get("verdict") == "inconclusive"]
     reasons = Counter(str(r.get("verdict_reason") or "?").split(":", 1)[0] for r in inconclusive)
     turns = sum(1 for r in records for t in r.get("turns", []) if t.get("role") == "user")
-    slips = sum(len(r.get("settings", {}).get("simulator_slips") or []) for r in records)
+    slips = sum(len((r.get("outcome") or {}).get("simulator_slips") or []) for r in records)
     calls = len(tally.records)
     failed = sum(1 for r in tally.records if not r.ok)
     repairs = sum(1 for r in tally.records if r.repair)

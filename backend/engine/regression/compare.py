@@ -24,11 +24,12 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.intervals import Rate, difference, percent, wilson
+from engine.json_value import JsonValue
 from engine.regression.data import Conversation, Key, RunData
 from engine.sensei.errors import describe
 
@@ -118,7 +119,7 @@ class ComparedMatch(Document):
 
     profile: str
     planned_index: int
-    inputs: dict[str, Any]
+    inputs: dict[str, JsonValue]
     baseline_verdict: Stability
     run_verdict: Stability
     baseline: list[ComparedBrief]

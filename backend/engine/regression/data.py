@@ -54,11 +54,11 @@ class Conversation:
 
     @property
     def planned_index(self) -> int:
-        return _whole(self.record.settings.get("planned_index"), self.record.index)
+        return _whole(self.record.settings.planned_index, self.record.index)
 
     @property
     def repeat(self) -> int:
-        return _whole(self.record.settings.get("repeat"), 0)
+        return _whole(self.record.settings.repeat, 0)
 
     @property
     def key(self) -> Key:

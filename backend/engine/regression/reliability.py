@@ -107,7 +107,7 @@ def _interval(rate: Rate) -> str:
 
 def _min_pass_rate(conversations: Iterable[Conversation]) -> float | None:
     for conversation in conversations:
-        value = conversation.record.settings.get("min_pass_rate")
+        value = conversation.record.settings.min_pass_rate
         if isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= 1:
             return float(value)
     return None

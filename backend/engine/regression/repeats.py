@@ -57,7 +57,7 @@ class Repeats:
 
     def tag(self, record: ConversationRecord) -> ConversationRecord:
         if self.k > 1:
-            record.settings["planned_index"] = record.index // self.k
-            record.settings["repeat"] = record.index % self.k
-            record.settings["repeats"] = self.k
+            record.settings.planned_index = record.index // self.k
+            record.settings.repeat = record.index % self.k
+            record.settings.repeats = self.k
         return record

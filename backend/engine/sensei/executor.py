@@ -47,7 +47,7 @@ from pydantic import BaseModel, Field
 
 from engine.connectors.base import Connector
 from engine.context import RunContext
-from engine.conversation import ConversationRecord
+from engine.conversation import ConversationRecord, RecordOutcome, RecordSettings
 from engine.llm import LLMClient, LLMError, user
 from engine.sensei.errors import connector_error, describe
 from engine.sensei.generators import AnyResolver, GeneratorError
@@ -104,9 +104,9 @@ class RunSummary:
             reasons[reason] = reasons.get(reason, 0) + 1
             fault = record.fault or fault_of(record.verdict_reason) or "infrastructure"
             self.faults[fault] = self.faults.get(fault, 0) + 1
-        for slip in record.settings.get("simulator_slips") or []:
+        for slip in record.outcome.simulator_slips or []:
             self.simulator_slips += 1
-            kind = str(slip.get("kind", "unknown")) if isinstance(slip, dict) else "unknown"
+            kind = slip.kind or "unknown"
             self.slips_by_kind[kind] = self.slips_by_kind.get(kind, 0) + 1
 
     def to_json(self) -> dict[str, Any]:
@@ -394,7 +394,7 @@ def run_profiles(job: SenseiJob, context: RunContext | None = None) -> RunSummar
                     cancel.cancel()
                 raise
         if test_names[profile.name] != profile.name:
-            record.settings["test_name"] = test_names[profile.name]  # the key was made unique in this run
+            record.settings.test_name = test_names[profile.name]  # the key was made unique in this run
         try:
             serial_sink(record)
         except BaseException:
@@ -454,7 +454,8 @@ def _run_one(
             goals=list(profile.user.goals),
             inputs=dict(planned.values),
             outputs={o.name: None for o in profile.chatbot.outputs},
-            settings={"seed": planned.seed, "connector": technology, "stopped_because": "connector_error"},
+            settings=RecordSettings(seed=planned.seed, connector=technology),
+            outcome=RecordOutcome(stopped_because="connector_error"),
             errors=[connector_error(exc, 0)],
             started_at=datetime.now(UTC),
             duration_s=0.0,

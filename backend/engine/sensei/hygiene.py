@@ -26,6 +26,7 @@ from typing import Literal
 
 from rapidfuzz import fuzz
 
+from engine.conversation import RecordedSlip
 from engine.sensei import prompts
 from engine.sensei.closing import normalise
 
@@ -129,8 +130,8 @@ class Slip:
     kind: SlipKind
     text: str
 
-    def to_json(self, turn: int, attempt: int) -> dict[str, object]:
-        return {"turn": turn, "attempt": attempt, "kind": self.kind, "text": self.text[:200]}
+    def recorded(self, turn: int, attempt: int) -> RecordedSlip:
+        return RecordedSlip(turn=turn, attempt=attempt, kind=self.kind, text=self.text[:200])
 
 
 @dataclass

@@ -1,10 +1,11 @@
 """Conversation records: the published JSON Schema and the import of the reference tool's YAML files.
 
-The record itself is `engine.conversation.ConversationRecord`, shared with SENSEI-check and the platform. Its
-field names predate this module and stay: `settings` holds what the issue calls meta (styles, goal style, seed,
-model ids, connector technology, per-turn languages, why it stopped, LLM calls by tag) and `turns` is the
-transcript (role, text, buttons, `at_s` timestamp, `latency_s` response time). SENSEI only adds keys inside
-`settings`, so older readers keep working.
+The record itself is `engine.conversation.ConversationRecord`, shared with SENSEI-check and the platform:
+`settings` says how the conversation was planned (styles, goal style, seed, model ids, connector technology),
+`outcome` how it went beside its verdict (why it stopped, who ended it, slips, notes, per-turn languages, LLM
+calls by tag) and `turns` is the transcript (role, text, buttons, `at_s` timestamp, `latency_s` response time).
+Version 2 of the schema moved the outcome out of `settings`; a version-1 record still loads
+(`engine.conversation.upgrade_record`). Rules see both as one `meta`, as they always did.
 
 `import_reference_conversation` reads the reference's three-document YAML conversation files (metadata,
 timing, `interaction`) into a record so rules can be checked on conversations recorded elsewhere.
@@ -12,14 +13,15 @@ timing, `interaction`) into a record so rules can be checked on conversations re
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
-from engine.conversation import ConversationError, ConversationRecord, Turn, Usage
+from engine.conversation import ConversationError, ConversationRecord, RecordSettings, Turn, Usage
 from engine.yamlguard import load_all_yaml
 
 SCHEMA_ID = "https://parley.invalid/schemas/conversation-record.json"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _BUTTONS = re.compile(r"AVAILABLE BUTTONS:.*", re.DOTALL)
 
 
@@ -32,6 +34,12 @@ def conversation_record_schema() -> dict[str, Any]:
         "x-parley-version": SCHEMA_VERSION,
         **schema,
     }
+
+
+def _json(values: dict[str, Any]) -> dict[str, Any]:
+    """YAML values as JSON (dates and times as ISO text): a record holds JSON only."""
+    plain: dict[str, Any] = json.loads(json.dumps(values, default=str))
+    return plain
 
 
 def _pairs(items: Any) -> list[tuple[str, Any]]:
@@ -75,10 +83,10 @@ def import_reference_conversation(
             latency = latencies[bot_index] if bot_index < len(latencies) else None
             bot_index += 1
             turns.append(Turn(role="bot", text=_BUTTONS.sub("", str(said)).rstrip(), latency_s=latency))
-    settings: dict[str, Any] = {"imported_from": "reference"}
+    reference: dict[str, Any] = {}
     for item in merged.get("conversation") or []:
         if isinstance(item, dict):
-            settings.update({str(k): v for k, v in item.items()})
+            reference.update({str(k): v for k, v in item.items()})
     cost = merged.get("total_cost($)")
     context = merged.get("context") or []
     return ConversationRecord(
@@ -91,9 +99,9 @@ def import_reference_conversation(
             for c in (context if isinstance(context, list) else [context])
         ],
         goals=goals,
-        inputs=inputs,
-        outputs=outputs,
-        settings=settings,
+        inputs=_json(inputs),
+        outputs=_json(outputs),
+        settings=RecordSettings(imported_from="reference", reference=_json(reference)),
         turns=turns,
         errors=errors,
         duration_s=merged.get("conversation time"),

@@ -26,15 +26,12 @@ from typing import Any
 
 import regex  # type: ignore[import-untyped]
 
-from engine.conversation import ConversationRecord, ErrorCode, Turn
+from engine.conversation import CheckOutcome, ConversationRecord, ErrorCode, Turn
 from engine.sensei.errors import error
 from engine.sensei.evidence import candidate, says_words
 from engine.sensei.profile import OutputType, Profile, ReplyCheck
 from engine.sensei.types import REGEX_TIMEOUT_S, PatternError, compile_pattern
 from engine.sensei.verdicts import judge
-
-SCRIPT_TURNS = "script_turns"  # settings key: the record's indices of the user turns the script sent
-CHECKS = "checks"  # settings key: every check's result
 
 
 @dataclass(frozen=True)
@@ -107,7 +104,7 @@ def _reply_after(turns: list[Turn], user_turn: int) -> int | None:
 
 def run_checks(record: ConversationRecord, profile: Profile, today: date) -> list[CheckResult]:
     """Every check of the script on the reply it is tied to, in script order."""
-    sent = [int(i) for i in record.settings.get(SCRIPT_TURNS) or []]
+    sent = record.outcome.script_turns or []
     results: list[CheckResult] = []
     for step, item in enumerate(profile.script):
         reply = _reply_after(record.turns, sent[step]) if step < len(sent) else None
@@ -127,7 +124,7 @@ def apply_checks(record: ConversationRecord, profile: Profile, today: date) -> C
     if not profile.script:
         return record
     results = run_checks(record, profile, today)
-    record.settings[CHECKS] = [result.to_json() for result in results]
+    record.outcome.checks = [CheckOutcome(**result.to_json()) for result in results]
     failed = [r for r in results if r.held is False]
     if failed:
         found = [

@@ -51,7 +51,16 @@ from pydantic import BaseModel, Field
 
 from engine.connectors.base import BotReply, Connector
 from engine.context import CancelToken
-from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
+from engine.conversation import (
+    ConversationError,
+    ConversationRecord,
+    ErrorCode,
+    Note,
+    OutputEvidence,
+    RecordedSlip,
+    RecordSettings,
+    Turn,
+)
 from engine.llm import BudgetExceeded, LLMClient, LLMError, system, user
 from engine.sensei import prompts
 from engine.sensei.calibration import Calibration, calibration_for, for_conversation
@@ -62,7 +71,7 @@ from engine.sensei.extraction import TAG_EXTRACT, TAG_EXTRACT_QUOTES, extract_ou
 from engine.sensei.hygiene import chatbot_names, clean_user_turn
 from engine.sensei.planner import PlannedConversation
 from engine.sensei.profile import Profile, Style
-from engine.sensei.scripted import SCRIPT_TURNS, apply_checks
+from engine.sensei.scripted import apply_checks
 from engine.sensei.usage import Accumulator, SpendTracker, UsageTap
 from engine.sensei.verdicts import inputs_not_conveyed
 from engine.sensei.verdicts import judge as decide_verdict
@@ -171,23 +180,22 @@ class Simulator:
             goals=list(profile.user.goals),
             inputs=dict(planned.values),
             outputs={output.name: None for output in profile.chatbot.outputs},
-            settings={
-                "styles": [_style_label(s) for s in planned.styles],
-                "goal_style": profile.conversation.goal_style.model_dump(exclude_none=True),
-                "max_user_turns": planned.max_user_turns,
-                "goals": list(planned.goals),
-                "seed": planned.seed,
-                "personality": profile.user.personality,
-                "user_model": state.user_llm.model,
-                "judge_model": self.judge.model,
-                "profile_model": profile.llm.model,
-                "temperature": profile.llm.temperature,
-                "connector": technology or getattr(connector, "technology", "") or None,
-            },
+            settings=RecordSettings(
+                styles=[_style_label(s) for s in planned.styles],
+                goal_style=profile.conversation.goal_style.model_dump(exclude_none=True),
+                max_user_turns=planned.max_user_turns,
+                goals=list(planned.goals),
+                seed=planned.seed,
+                personality=profile.user.personality,
+                user_model=state.user_llm.model,
+                judge_model=self.judge.model,
+                profile_model=profile.llm.model,
+                temperature=profile.llm.temperature,
+                connector=technology or getattr(connector, "technology", "") or None,
+                min_pass_rate=profile.min_pass_rate,  # the comparison's gate reads it from the records
+            ),
             started_at=datetime.now(UTC),
         )
-        if profile.min_pass_rate is not None:  # the comparison's gate reads it from the records
-            record.settings["min_pass_rate"] = profile.min_pass_rate
         state.record = record
         started = self.clock()
         state.started = started
@@ -195,7 +203,7 @@ class Simulator:
             state.usage = usage
             state.play()
             record.usage = usage.usage()
-            record.settings["llm_calls"] = dict(sorted(usage.by_tag.items()))
+            record.outcome.llm_calls = dict(sorted(usage.by_tag.items()))
         record.duration_s = round(self.clock() - started, 4)
         return apply_checks(decide_verdict(record, self.today()), profile, self.today())
 
@@ -248,9 +256,7 @@ class _Conversation:
         self.reply_ended = False  # the last reply came with the chatbot's own end-of-conversation flag
         self.ending: tuple[str, str] | None = None  # (who ended it, the signal), once it has ended
         self.goals_reminder = ""
-        self.slips: list[
-            dict[str, object]
-        ] = []  # every way the user LLM left its role (engine.sensei.hygiene)
+        self.slips: list[RecordedSlip] = []  # every way the user LLM left its role (engine.sensei.hygiene)
         self.all_answered = profile.conversation.goal_style.kind == "all_answered"
         change = [s for s in planned.styles if s.name == "change language"]
         self.switch_languages = [lang for s in change for lang in s.languages]
@@ -302,11 +308,11 @@ class _Conversation:
             if stop.problem is not None:
                 self.record.errors.append(stop.problem)
             extract = stop.reason not in ("cancelled", "budget", "user_llm_failed", "user_left_role")
-        self.record.settings["stopped_because"] = reason
+        outcome = self.record.outcome
+        outcome.stopped_because = reason
         if self.ending is not None:
             by, signal = self.ending
-            self.record.settings["ended_by"] = by
-            self.record.settings["end_signal"] = signal
+            outcome.ended_by, outcome.end_signal = by, signal
             open_goals = [i + 1 for i in range(len(self.planned.goals)) if i not in self.verified]
             if self.all_answered and open_goals:
                 self.record.errors.append(
@@ -316,21 +322,19 @@ class _Conversation:
                         len(self.record.turns) - 1,
                     )
                 )
-        self.record.settings["fallback_replies"] = self.fallbacks_total
+        outcome.fallback_replies = self.fallbacks_total
         last = self.record.turns[-1] if self.record.turns else None
         if last is not None and last.role == "bot" and self.detector.is_fallback(last.text):
-            self.record.settings["ended_on_fallback"] = True  # the verdicts read a fallback as no question
-        self.record.settings["simulator_slips"] = self.slips
+            outcome.ended_on_fallback = True  # the verdicts read a fallback as no question
+        outcome.simulator_slips = self.slips
         if self.switch_languages:
-            self.record.settings["languages"] = list(self.languages)
+            outcome.languages = list(self.languages)
         if self.all_answered:
-            self.record.settings["goals_verified"] = {
-                str(i): evidence for i, evidence in sorted(self.verified.items())
-            }
+            outcome.goals_verified = {str(i): evidence for i, evidence in sorted(self.verified.items())}
         if extract and self.profile.chatbot.outputs and any(t.role == "bot" for t in self.record.turns):
             self._extract()
         elif self.profile.chatbot.outputs and extract:
-            self.record.settings["extraction_skipped"] = "the chatbot never answered"
+            outcome.extraction_skipped = "the chatbot never answered"
         for name in self.record.outputs:
             self.record.evidence.setdefault(name, OutputEvidence(reason="not_extracted"))
 
@@ -352,7 +356,7 @@ class _Conversation:
         if not self.profile.script:
             return
         sent: list[int] = []
-        self.record.settings[SCRIPT_TURNS] = sent
+        self.record.outcome.script_turns = sent
         for step in self.profile.script:
             self._before_user_turn()
             sent.append(self._turn_index())
@@ -464,7 +468,7 @@ class _Conversation:
                     ),
                 )
             turn = clean_user_turn(text, names=names, instructions=brief)
-            self.slips += [slip.to_json(self._turn_index(), attempt) for slip in turn.slips]
+            self.slips += [slip.recorded(self._turn_index(), attempt) for slip in turn.slips]
             if turn.usable:
                 break
             if attempt == 2:
@@ -528,8 +532,10 @@ class _Conversation:
         """The user closed the conversation; the chatbot's answer is a note, never a loop or a fault."""
         what = "its fallback" if self.detector.is_fallback(answer) else "a message"
         note = f"the chatbot answered the user's closing with {what}"
-        notes = self.record.settings.setdefault("notes", [])
-        notes.append({"turn": len(self.record.turns) - 1, "note": note})
+        if self.record.outcome.notes is None:
+            self.record.outcome.notes = []
+        notes = self.record.outcome.notes
+        notes.append(Note(turn=len(self.record.turns) - 1, note=note))
         if not self.all_answered:
             # Steps modes trust the user's judgement, once it has said what its goals are about: a closing
             # before (a small model's "…but that's all.") is a slip, and the next prompt names what is unsaid.
@@ -538,7 +544,7 @@ class _Conversation:
                 self._end("user", closing)
             self.goals_reminder = prompts.INPUTS_LEFT.fill(goals="; ".join(self.planned.goals))
             notes.append(
-                {"turn": len(self.record.turns) - 1, "note": "the user closed before saying its inputs"}
+                Note(turn=len(self.record.turns) - 1, note="the user closed before saying its inputs")
             )
             return
         if self._goals_verified():
@@ -665,7 +671,7 @@ class _Conversation:
         self.record.outputs.update(found.values)
         self.record.evidence.update(found.evidence)
         if found.notes:
-            self.record.settings["extraction_notes"] = found.notes
+            self.record.outcome.extraction_notes = found.notes
         missing = [name for name, value in found.values.items() if value is None]
         if missing:
             reasons = {name: self.record.evidence[name].reason for name in missing}

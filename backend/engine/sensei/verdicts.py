@@ -175,9 +175,9 @@ _MENU = re.compile(r"\?\s*(?:,|\band\b|\bor\b)", re.IGNORECASE)
 def still_asking(record: ConversationRecord) -> str | None:
     """The chatbot's question, when the conversation stopped at its message limit right after the chatbot asked
     the user for something (its last reply has a question and is not its fallback)."""
-    if record.settings.get("stopped_because") not in _LIMITS or not record.turns:
+    if record.outcome.stopped_because not in _LIMITS or not record.turns:
         return None
-    if record.settings.get("ended_on_fallback"):
+    if record.outcome.ended_on_fallback:
         return None  # "Could you say that again?" is the chatbot not understanding, not asking for an input
     last = record.turns[-1]
     if last.role != "bot":
@@ -314,7 +314,7 @@ def _unmet(record: ConversationRecord, item: ConversationError, day: date) -> De
     if asking is not None and item.code in _UNMET:
         return Decision(
             "inconclusive",
-            f"cut_short: the conversation reached its limit of {record.settings.get('max_user_turns')} user "
+            f"cut_short: the conversation reached its limit of {record.settings.max_user_turns} user "
             f"messages while the chatbot was still asking: {asking!r}",
         )
     left = unanswered(record.turns, day, values)

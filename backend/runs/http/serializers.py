@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from engine.bots.mutation import OPERATORS
 from engine.check.report import RuleReport
+from engine.conversation import ConversationRecord
 from engine.llm import UsageTotals
 from engine.security import needs_model
 from engine.security.records import AttemptRecord
@@ -33,20 +34,17 @@ BENCH_MUTANTS_PER_OPERATOR = (0, 10)
 M = TypeVar("M", bound=BaseModel)
 
 
-def leniently(model: type[M], stored: Any) -> M:
-    """`stored` as `model`, its fields that do not load (a hand-edited or hostile document) at their defaults. A
-    field the model requires (an attempt record's verdict, say) that is missing or bad still fails: only the
-    worker writes these documents, always whole."""
+def leniently(model: type[M], stored: Any, fallback: dict[str, Any] | None = None) -> M:
+    """`stored` as `model`, its fields that do not load (a hand-edited or hostile document) at their defaults, or
+    at what `fallback` says. A field the model requires (an attempt record's verdict, say) that is missing or bad
+    and has no fallback still fails: only the worker writes these documents, always whole."""
+    document = {**(fallback or {}), **stored} if isinstance(stored, dict) else dict(fallback or {})
     try:
-        return model.model_validate(stored)
+        return model.model_validate(document)
     except ValidationError as exc:
         bad = {error["loc"][0] for error in exc.errors() if error["loc"]}
-        kept = (
-            {key: value for key, value in stored.items() if key not in bad}
-            if isinstance(stored, dict)
-            else {}
-        )
-        return model.model_validate(kept)
+        kept = {key: value for key, value in document.items() if key not in bad}
+        return model.model_validate({**{k: v for k, v in (fallback or {}).items() if k in bad}, **kept})
 
 
 def stored_model_field(model: type[BaseModel]) -> serializers.JSONField:
@@ -388,6 +386,7 @@ class ConversationListSerializer(serializers.ModelSerializer[Conversation]):
     `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts), `fault` who is at fault (null
     when passed) and `evidence_turn` the chatbot's turn that proves a `failed` (null otherwise)."""
 
+    error_codes = serializers.ListField(child=serializers.IntegerField(), read_only=True)
     verdict = serializers.SerializerMethodField()
     verdict_reason = serializers.SerializerMethodField()
     fault = serializers.SerializerMethodField()
@@ -429,6 +428,14 @@ class ConversationListSerializer(serializers.ModelSerializer[Conversation]):
 
 
 class ConversationSerializer(ConversationListSerializer):
+    record = serializers.SerializerMethodField()
+
+    @extend_schema_field(ConversationRecord)
+    def get_record(self, row: Conversation) -> dict[str, Any]:
+        """The stored record in its current shape; the row names it when the document does not."""
+        names = {"id": f"{row.profile}-{row.index}", "profile": row.profile, "index": row.index}
+        return leniently(ConversationRecord, row.record, names).model_dump(mode="json")
+
     class Meta(ConversationListSerializer.Meta):
         fields = (*ConversationListSerializer.Meta.fields, "record")
         read_only_fields = fields

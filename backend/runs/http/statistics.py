@@ -116,7 +116,7 @@ def _sensei(run: Run) -> dict[str, Any]:
         entry["with_errors"] += int(row["has_errors"])
         entry["cost_usd"] = round(entry["cost_usd"] + (row["cost_usd"] or 0.0), 6)
         entry[verdict] = entry.get(verdict, 0) + 1
-    slips = [row["record"].get("settings", {}).get("simulator_slips") or [] for row in rows]
+    slips = [(row["record"].get("outcome") or {}).get("simulator_slips") or [] for row in rows]
     return {
         "conversations": len(rows),
         "with_errors": sum(int(row["has_errors"]) for row in rows),

@@ -37,7 +37,7 @@ class PinnedShrink(ShrinkResult):
 
 def _output_types(source: Run, record: ConversationRecord) -> dict[str, Any]:
     """The outputs' types of the profile the conversation played, from the run's profile snapshots."""
-    name = str(record.settings.get("test_name") or record.profile)
+    name = record.settings.test_name or record.profile
     for snapshot in source.input.get("profiles") or []:
         if isinstance(snapshot, dict) and snapshot.get("name") in (name, record.profile):
             profile, _ = load_profile(str(snapshot.get("text", "")), source=name)

@@ -179,7 +179,7 @@ def test_sensei_cli_on_an_unmodified_bot_keeps_every_verdict_about_the_chatbot(
     verdicts = summary["verdicts"]
     assert sum(verdicts.values()) == 2
     assert sum(summary["inconclusive_reasons"].values()) == verdicts["inconclusive"]
-    assert summary["simulator_slips"] == sum(len(r["settings"]["simulator_slips"]) for r in records)
+    assert summary["simulator_slips"] == sum(len(r["outcome"]["simulator_slips"]) for r in records)
     assert f"{verdicts['passed']} passed, {verdicts['failed']} failed" in printed.out
     assert "simulator slips:" in printed.out
 

@@ -1834,6 +1834,19 @@ export interface components {
         };
         /** @enum {string} */
         CampaignSummaryKindEnum: "security";
+        /** @description A scripted profile's check on the chatbot's reply (`engine.sensei.scripted`). */
+        CheckOutcome: {
+            /** @default 0 */
+            step: number;
+            /** @default null */
+            turn: number | null;
+            /** @default  */
+            check: string;
+            /** @default null */
+            held: boolean | null;
+            /** @default  */
+            detail: string;
+        };
         /** @description One check: one conversation, one group of k conversations, or the filtered set of a global rule. */
         CheckResult: {
             conversations: string[];
@@ -1953,7 +1966,7 @@ export interface components {
             profile: string;
             planned_index: number;
             inputs: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             };
             baseline_verdict: components["schemas"]["ConversationStabilityEnum"];
             run_verdict: components["schemas"]["ConversationStabilityEnum"];
@@ -2105,7 +2118,7 @@ export interface components {
             readonly profile: string;
             readonly index: number;
             readonly has_errors: boolean;
-            readonly error_codes: unknown;
+            readonly error_codes: number[];
             readonly verdict: components["schemas"]["ConversationVerdictEnum"];
             readonly verdict_reason: string;
             readonly fault: (components["schemas"]["FaultEnum"] | components["schemas"]["NullEnum"]) | null;
@@ -2117,7 +2130,13 @@ export interface components {
             readonly cost_usd: number | null;
             /** Format: date-time */
             readonly created_at: string;
-            readonly record: unknown;
+            readonly record: components["schemas"]["ConversationRecord"];
+        };
+        ConversationError: {
+            code: number;
+            message: string;
+            /** @default null */
+            turn: number | null;
         };
         /**
          * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault),
@@ -2129,7 +2148,7 @@ export interface components {
             readonly profile: string;
             readonly index: number;
             readonly has_errors: boolean;
-            readonly error_codes: unknown;
+            readonly error_codes: number[];
             readonly verdict: components["schemas"]["ConversationVerdictEnum"];
             readonly verdict_reason: string;
             readonly fault: (components["schemas"]["FaultEnum"] | components["schemas"]["NullEnum"]) | null;
@@ -2141,6 +2160,48 @@ export interface components {
             readonly cost_usd: number | null;
             /** Format: date-time */
             readonly created_at: string;
+        };
+        /** @description One conversation between a simulated user (a profile) and the chatbot under test. */
+        ConversationRecord: {
+            id: string;
+            profile: string;
+            /** @default 0 */
+            index: number;
+            /** @default null */
+            language: string | null;
+            context: string[];
+            goals: string[];
+            inputs: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            outputs: {
+                [key: string]: components["schemas"]["JsonValue"];
+            };
+            evidence: {
+                [key: string]: components["schemas"]["OutputEvidence"];
+            };
+            settings: components["schemas"]["RecordSettings"];
+            outcome: components["schemas"]["RecordOutcome"];
+            turns: components["schemas"]["Turn"][];
+            errors: components["schemas"]["ConversationError"][];
+            /**
+             * Format: date-time
+             * @default null
+             */
+            started_at: string | null;
+            /** @default null */
+            duration_s: number | null;
+            usage: components["schemas"]["Usage"];
+            /** @default null */
+            verdict: components["schemas"]["ConversationVerdictEnum"] | null;
+            /** @default null */
+            verdict_reason: string | null;
+            /** @default null */
+            fault: string | null;
+            /** @default null */
+            evidence_turn: number | null;
+            /** @default null */
+            verdict_rules: number | null;
         };
         /** @enum {string} */
         ConversationStabilityEnum: "passed" | "failed" | "flaky" | "inconclusive";
@@ -2396,7 +2457,9 @@ export interface components {
             role: components["schemas"]["TurnRoleEnum"];
             text: string;
         };
-        JsonValue: unknown;
+        JsonValue: ({
+            [key: string]: unknown;
+        } | unknown[] | string | number | boolean) | null;
         /** @description Whether the provider accepted the key, in its own words. */
         KeyCheck: {
             /**
@@ -2492,6 +2555,12 @@ export interface components {
          * @enum {string}
          */
         NameEnum: "model" | "report" | "graph" | "transcripts" | "usage" | "bench" | "plan" | "exchanges";
+        Note: {
+            /** @default null */
+            turn: number | null;
+            /** @default  */
+            note: string;
+        };
         /** @enum {unknown} */
         NullEnum: null;
         /** @enum {string} */
@@ -2525,6 +2594,15 @@ export interface components {
         Outcome: "pass" | "fail" | "not_applicable" | "error";
         /** @enum {string} */
         OutcomeEnum: "breach" | "clean" | "unsure" | "error";
+        /** @description Where the chatbot stated an extracted output, or why the output is None. */
+        OutputEvidence: {
+            /** @default null */
+            turn: number | null;
+            /** @default null */
+            quote: string | null;
+            /** @default null */
+            reason: string | null;
+        };
         /**
          * @description An output's type. `item` for lists, `values` for enums, `name` for custom types, `format` keeps the
          *     human format hint of `time(...)`/`date(...)` (values are always ISO).
@@ -3123,6 +3201,105 @@ export interface components {
             simulated_user: components["schemas"]["RoleFigures"];
             judge: components["schemas"]["RoleFigures"];
             together: components["schemas"]["RoleFigures"];
+        };
+        /**
+         * @description How the conversation went, beside its verdict (which the record holds itself): why it stopped and who ended
+         *     it, the simulated user's slips, notes, the goals the user confirmed, the extraction's notes, the LLM calls by
+         *     tag. A field is None when it does not apply (and in records written before it existed). A comparison's view
+         *     of a conversation — its verdict and where it came from — is `engine.regression.outcomes.Outcome`.
+         */
+        RecordOutcome: {
+            /** @default null */
+            stopped_because: string | null;
+            /** @default null */
+            ended_by: string | null;
+            /** @default null */
+            end_signal: string | null;
+            /** @default null */
+            fallback_replies: number | null;
+            /** @default null */
+            ended_on_fallback: boolean | null;
+            /** @default null */
+            simulator_slips: components["schemas"]["RecordedSlip"][] | null;
+            /** @default null */
+            notes: components["schemas"]["Note"][] | null;
+            /** @default null */
+            languages: string[] | null;
+            /** @default null */
+            goals_verified: {
+                [key: string]: string | null;
+            } | null;
+            /** @default null */
+            extraction_skipped: string | null;
+            /** @default null */
+            extraction_notes: string[] | null;
+            /** @default null */
+            llm_calls: {
+                [key: string]: number;
+            } | null;
+            /** @default null */
+            script_turns: number[] | null;
+            /** @default null */
+            checks: components["schemas"]["CheckOutcome"][] | null;
+        };
+        /**
+         * @description How the conversation was planned: the profile's choices for it, the models, the connector. Every field is
+         *     optional: a record imported from the reference tool or written by an older Parley has only some.
+         */
+        RecordSettings: {
+            /** @default null */
+            styles: (string | {
+                [key: string]: string[];
+            })[] | null;
+            /** @default null */
+            goal_style: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+            /** @default null */
+            max_user_turns: number | null;
+            /** @default null */
+            goals: string[] | null;
+            /** @default null */
+            seed: number | null;
+            /** @default null */
+            personality: string | null;
+            /** @default null */
+            user_model: string | null;
+            /** @default null */
+            judge_model: string | null;
+            /** @default null */
+            profile_model: string | null;
+            /** @default null */
+            temperature: number | null;
+            /** @default null */
+            connector: string | null;
+            /** @default null */
+            min_pass_rate: number | null;
+            /** @default null */
+            test_name: string | null;
+            /** @default null */
+            planned_index: number | null;
+            /** @default null */
+            repeat: number | null;
+            /** @default null */
+            repeats: number | null;
+            /** @default null */
+            imported_from: string | null;
+            /** @default null */
+            reference: {
+                [key: string]: components["schemas"]["JsonValue"];
+            } | null;
+        };
+        /** @description One way the simulated user left its role (`engine.sensei.hygiene`), in the user turn it was caught in. */
+        RecordedSlip: {
+            /** @default null */
+            turn: number | null;
+            /** @default 0 */
+            attempt: number;
+            /** @default  */
+            kind: string;
+            /** @default  */
+            text: string;
         };
         /** @description LLM calls a run answered from a recording and those it sent (`engine.regression.replay.ReplayStats`). */
         ReplaySavings: {
@@ -3804,6 +3981,15 @@ export interface components {
          * @enum {string}
          */
         TriggerSourceEnum: "api" | "cli" | "schedule";
+        Turn: {
+            role: components["schemas"]["TurnRoleEnum"];
+            text: string;
+            buttons: components["schemas"]["Button"][];
+            /** @default 0 */
+            at_s: number;
+            /** @default null */
+            latency_s: number | null;
+        };
         /** @enum {string} */
         TurnRoleEnum: "user" | "bot";
         /**
@@ -3847,6 +4033,16 @@ export interface components {
         UploadRequestRequest: {
             name: string;
             size: number;
+        };
+        Usage: {
+            /** @default 0 */
+            calls: number;
+            /** @default 0 */
+            prompt_tokens: number;
+            /** @default 0 */
+            completion_tokens: number;
+            /** @default 0 */
+            cost_usd: number | null;
         };
         /**
          * @description The headline figures of a run's LLM usage, as a run's result carries them (the ledger's export, TRACER's

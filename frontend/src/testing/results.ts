@@ -186,3 +186,80 @@ export function ruleReport(fields: Partial<Schemas["RuleReport"]> & { name: stri
     ...fields,
   };
 }
+
+const noSettings: Schemas["RecordSettings"] = {
+  styles: null,
+  goal_style: null,
+  max_user_turns: null,
+  goals: null,
+  seed: null,
+  personality: null,
+  user_model: null,
+  judge_model: null,
+  profile_model: null,
+  temperature: null,
+  connector: null,
+  min_pass_rate: null,
+  test_name: null,
+  planned_index: null,
+  repeat: null,
+  repeats: null,
+  imported_from: null,
+  reference: null,
+};
+
+const noOutcome: Schemas["RecordOutcome"] = {
+  stopped_because: null,
+  ended_by: null,
+  end_signal: null,
+  fallback_replies: null,
+  ended_on_fallback: null,
+  simulator_slips: null,
+  notes: null,
+  languages: null,
+  goals_verified: null,
+  extraction_skipped: null,
+  extraction_notes: null,
+  llm_calls: null,
+  script_turns: null,
+  checks: null,
+};
+
+/** A chat turn as a record stores it; `buttons` by label. */
+export function turn(role: "user" | "bot", text: string, fields: Partial<Schemas["Turn"]> = {}): Schemas["Turn"] {
+  return { role, text, buttons: [], at_s: 0, latency_s: null, ...fields };
+}
+
+/** A stored conversation record (`ConversationRecord`); `settings` and `outcome` take the fields given. */
+export function conversationRecord(
+  fields: Partial<Omit<Schemas["ConversationRecord"], "settings" | "outcome">> & {
+    settings?: Partial<Schemas["RecordSettings"]>;
+    outcome?: Partial<Schemas["RecordOutcome"]>;
+  } = {},
+): Schemas["ConversationRecord"] {
+  const { settings, outcome, ...rest } = fields;
+  return {
+    id: "r-0",
+    profile: "order_pizza",
+    index: 0,
+    language: null,
+    context: [],
+    goals: [],
+    inputs: {},
+    outputs: {},
+    evidence: {},
+    turns: [],
+    errors: [],
+    started_at: null,
+    duration_s: null,
+    usage: { calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 },
+    verdict: null,
+    verdict_reason: null,
+    fault: null,
+    evidence_turn: null,
+    verdict_rules: null,
+    ...rest,
+    settings: { ...noSettings, ...settings },
+    outcome: { ...noOutcome, ...outcome },
+  };
+}

@@ -113,7 +113,7 @@ def shrink_record(job: ShrinkJob, context: RunContext | None = None) -> ShrinkRe
     users = record.user_phrases
     original = users[: failure.failing_step + 1]
     greet = bool(record.turns) and record.turns[0].role == "bot"
-    name = pinned_name(record.settings.get("test_name") or record.profile, record.index, failure.reason)
+    name = pinned_name(record.settings.test_name or record.profile, record.index, failure.reason)
     origin = (
         f"Pinned by `parley sensei shrink` from conversation {record.id} of {record.profile} "
         f"#{record.index}:\n{failure.reason}: {failure.explanation}"

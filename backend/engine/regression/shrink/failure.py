@@ -45,7 +45,7 @@ from engine.sensei import load_profile
 from engine.sensei.detection import same_request
 from engine.sensei.errors import describe
 from engine.sensei.profile import OutputType, Profile, ReplyCheck
-from engine.sensei.scripted import CHECKS, check_reply
+from engine.sensei.scripted import check_reply
 from engine.sensei.verdicts import reason_code
 
 TAG_DERIVE_CHECK = "shrink_derive_check"
@@ -171,10 +171,10 @@ def _reply_failure(
 
 
 def _check_failure(record: ConversationRecord) -> FailureCheck | None:
-    for result in record.settings.get(CHECKS) or []:
-        if not isinstance(result, dict) or result.get("held") is not False:
+    for result in record.outcome.checks or []:
+        if result.held is not False:
             continue
-        turn, label = result.get("turn"), str(result.get("check") or "")
+        turn, label = result.turn, result.check
         kind, _, value = label.partition(" ")
         if not isinstance(turn, int) or not 0 <= turn < len(record.turns) or record.turns[turn].role != "bot":
             continue
@@ -225,7 +225,7 @@ def _wrap_up_turn(record: ConversationRecord, bots: list[int]) -> int | None:
     if any(t in bots for t in stated):
         return max(t for t in stated if t in bots)
     candidates = [i for i in bots if not _answers_anything(record, bots, i)]
-    if record.settings.get("ended_on_fallback") and candidates and candidates[-1] == bots[-1]:
+    if record.outcome.ended_on_fallback and candidates and candidates[-1] == bots[-1]:
         candidates.pop()
     return candidates[-1] if candidates else None
 

@@ -67,7 +67,8 @@ def test_reference_yaml_conversations_become_records(tmp_path):
     assert record.inputs == {"size": "large", "topping": "mushrooms"}
     assert record.goals == ["a {{size}} pizza with {{topping}}"]
     assert record.outputs == {"price": "18 dollars", "order_id": None}
-    assert record.settings == {
+    assert record.settings.imported_from == "reference"
+    assert record.settings.reference == {
         "interaction_style": ["single question"],
         "number": 2,
         "goal_style": {"steps": 6},

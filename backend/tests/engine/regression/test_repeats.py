@@ -92,7 +92,7 @@ def run(bot_factory, k: int) -> list:
 
 def test_a_conversation_that_fails_on_some_repeats_is_flaky_not_a_regression():
     baseline = run(lambda: FakeBot(lambda text, turn: "One pizza coming up."), 2)
-    assert [(r.settings["planned_index"], r.settings["repeat"]) for r in baseline] == [
+    assert [(r.settings.planned_index, r.settings.repeat) for r in baseline] == [
         (0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1),
     ]  # fmt: skip
     assert {r.verdict for r in baseline} == {"passed"}

@@ -68,9 +68,9 @@ def test_the_chatbot_saying_goodbye_ends_the_conversation(make_llm):
     llm, _ = make_llm({TAG_USER_TURN: ["When do you open?", "A lamp, please.", "more", "more"]})
     answers = {1: "We open at noon.", 2: "Here is your lamp. Goodbye and have a nice day!"}
     record = _run(PROFILE, FakeBot(lambda t, n: answers.get(n, "What?")), llm)
-    assert record.settings["stopped_because"] == "finished"
-    assert record.settings["ended_by"] == "chatbot"
-    assert record.settings["end_signal"].startswith("farewell")
+    assert record.outcome.stopped_because == "finished"
+    assert record.outcome.ended_by == "chatbot"
+    assert record.outcome.end_signal.startswith("farewell")
     assert len(record.user_phrases) == 2  # nothing is said after the goodbye
     assert record.errors == []
 
@@ -78,8 +78,8 @@ def test_the_chatbot_saying_goodbye_ends_the_conversation(make_llm):
 def test_the_chatbot_s_end_flag_ends_the_conversation(make_llm):
     llm, _ = make_llm({TAG_USER_TURN: "next"})
     record = _run(PROFILE, Ending(at=3), llm)
-    assert record.settings["stopped_because"] == "finished"
-    assert (record.settings["ended_by"], record.settings["end_signal"]) == ("chatbot", "final state")
+    assert record.outcome.stopped_because == "finished"
+    assert (record.outcome.ended_by, record.outcome.end_signal) == ("chatbot", "final state")
     assert len(record.user_phrases) == 3
 
 
@@ -100,10 +100,10 @@ conversation: {number: 1, goal_style: {steps: 8}, interaction_style: [default]}
     record = _run(text, bot, llm)
     assert "Your order number is" in record.turns[3].text
     assert record.errors == []
-    assert record.settings["stopped_because"] == "finished"
-    assert record.settings["ended_by"] == "user"
+    assert record.outcome.stopped_because == "finished"
+    assert record.outcome.ended_by == "user"
     assert bot.received == [*order, "Thanks, that's all."]  # the closing is said once
-    assert record.settings["notes"] == [
+    assert [n.model_dump() for n in record.outcome.notes or []] == [
         {"turn": 5, "note": "the chatbot answered the user's closing with a message"}
     ]
     assert len(model.calls_for(TAG_USER_TURN)) == 3
@@ -114,8 +114,8 @@ def test_the_end_marker_ends_the_conversation_and_is_never_sent(make_llm):
     bot = FakeBot(lambda t, n: "Noted.")
     record = _run(PROFILE, bot, llm)
     assert bot.received == ["When do you open?", "Great, thanks!"]
-    assert record.settings["stopped_because"] == "finished"
-    assert record.settings["end_signal"] == "end marker"
+    assert record.outcome.stopped_because == "finished"
+    assert record.outcome.end_signal == "end marker"
     assert END_MARK in model.calls_for(TAG_USER_TURN)[0].messages[0][1]  # the prompt asks for it
 
 
@@ -130,8 +130,8 @@ def test_all_answered_an_offer_of_more_help_after_the_goals_are_met_ends_it(make
     )
     bot = FakeBot(lambda t, n: "We open at noon and lamps are in aisle 3. Is there anything else I can do?")
     record = _run(text, bot, llm)
-    assert record.settings["stopped_because"] == "finished"
-    assert record.settings["end_signal"].startswith("offer of more help")
+    assert record.outcome.stopped_because == "finished"
+    assert record.outcome.end_signal.startswith("offer of more help")
     assert len(record.user_phrases) == 1
     assert record.error_codes == [ErrorCode.GOAL_NOT_COMPLETED]  # the missing output is still reported
 
@@ -145,7 +145,7 @@ def test_an_offer_of_more_help_before_the_goals_are_met_is_no_end(make_llm):
     )
     answers = {1: "Hello! Anything else?", 2: "Lamps are in aisle 3.", 3: "We open at noon."}
     record = _run(ALL_ANSWERED, FakeBot(lambda t, n: answers[n]), llm)
-    assert record.settings["stopped_because"] == "all_answered"
+    assert record.outcome.stopped_because == "all_answered"
     assert len(record.user_phrases) == 3
 
 
@@ -160,8 +160,8 @@ def test_all_answered_an_early_user_closing_is_no_end_and_its_answer_no_loop(mak
     record = _run(ALL_ANSWERED, FakeBot(lambda t, n: answers.get(n, "Lamps are in aisle 3.")), llm)
     # Three identical answers in a row would be a repetition loop; the two that answer closings are notes.
     assert record.errors == []
-    assert record.settings["stopped_because"] == "all_answered"
-    assert [n["turn"] for n in record.settings["notes"]] == [3, 5]
+    assert record.outcome.stopped_because == "all_answered"
+    assert [n.turn for n in record.outcome.notes or []] == [3, 5]
     reminder = model.calls_for(TAG_USER_TURN)[2].messages[-1][1]
     assert prompts.GOALS_LEFT.fill(goals="ask for the opening hours") in reminder
 
@@ -169,7 +169,7 @@ def test_all_answered_an_early_user_closing_is_no_end_and_its_answer_no_loop(mak
 def test_all_answered_a_chatbot_that_ends_before_the_goals_are_met_is_reported(make_llm):
     llm, _ = make_llm({TAG_USER_TURN: ["hi", "more"], TAG_GOAL_CHECK: _verdict([])})
     record = _run(ALL_ANSWERED, FakeBot(lambda t, n: "Goodbye."), llm)
-    assert record.settings["stopped_because"] == "finished"
+    assert record.outcome.stopped_because == "finished"
     assert record.error_codes == [ErrorCode.GOALS_NOT_VERIFIED]
     assert "the chatbot ended the conversation" in record.errors[0].message
 
@@ -189,7 +189,7 @@ def test_items_given_are_matched_by_meaning_not_spelling(make_llm, given):
         }
     )
     record = _run(text, FakeBot(lambda t, n: "Noon. Lamp ordered, number A1, 3 EUR."), llm)
-    assert record.settings["stopped_because"] == "all_answered"
+    assert record.outcome.stopped_because == "all_answered"
     assert record.errors == []
 
 
@@ -247,7 +247,7 @@ def test_the_same_statement_to_the_same_request_is_no_repetition_loop(make_llm):
     )
     record = _run(PROFILE.replace("steps: 8", "steps: 3"), FakeBot(lambda t, n: "We open at noon."), llm)
     assert record.errors == []
-    assert record.settings["stopped_because"] == "steps"
+    assert record.outcome.stopped_because == "steps"
 
 
 def test_a_question_asked_again_and_again_is_still_a_repetition_loop(make_llm):
@@ -272,7 +272,7 @@ def test_a_closing_before_the_user_said_its_inputs_does_not_end_a_steps_conversa
     bot = FakeBot()
     record = _run(text, bot, llm)
     assert bot.received == ["It was empty, but that's all.", "A small lamp, please.", "Thanks, that's all."]
-    assert record.settings["stopped_because"] == "finished" and record.settings["ended_by"] == "user"
+    assert record.outcome.stopped_because == "finished" and record.outcome.ended_by == "user"
     assert (
         prompts.INPUTS_LEFT.fill(goals="ask for the opening hours; buy a small lamp")
         in (model.calls_for(TAG_USER_TURN)[1].messages[-1][1])

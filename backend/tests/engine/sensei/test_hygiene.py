@@ -120,8 +120,8 @@ def test_no_line_that_speaks_for_the_chatbot_reaches_it_and_each_slip_is_counted
     bot = FakeBot()
     record = _run(llm, bot)
     assert bot.received == ["A small pizza, please.", "No drinks, thanks."]
-    slips = record.settings["simulator_slips"]
-    assert [(s["turn"], s["attempt"], s["kind"]) for s in slips] == [
+    slips = record.outcome.simulator_slips or []
+    assert [(s.turn, s.attempt, s.kind) for s in slips] == [
         (0, 1, "spoke_for_chatbot"),
         (2, 1, "recited_instructions"),
     ]
@@ -136,9 +136,9 @@ def test_a_turn_no_better_when_written_again_ends_the_conversation_inconclusive(
     record = _run(llm, bot)
     assert bot.received == []
     assert record.error_codes == [ErrorCode.USER_LEFT_ROLE]
-    assert record.settings["stopped_because"] == "user_left_role"
+    assert record.outcome.stopped_because == "user_left_role"
     assert record.verdict == "inconclusive" and record.verdict_reason.startswith("user_left_role")
-    assert [s["kind"] for s in record.settings["simulator_slips"]] == [
+    assert [s.kind for s in record.outcome.simulator_slips or []] == [
         "spoke_for_chatbot",
         "empty",
         "spoke_for_chatbot",

@@ -59,7 +59,7 @@ def test_loose_json_on_the_unmodified_bots_fails_nothing_and_extracts_every_stat
         if not said:
             continue
         price = record.outputs["price"]
-        assert price is not None, (record.evidence["price"], record.settings.get("extraction_notes"))
+        assert price is not None, (record.evidence["price"], record.outcome.extraction_notes)
         assert price["amount"] in said, (price, said)
         proof = record.evidence["price"]
         assert record.turns[proof.turn].role == "bot" and str(price["amount"]).rstrip("0").rstrip(".") in (

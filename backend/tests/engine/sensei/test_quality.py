@@ -117,7 +117,7 @@ def test_no_finding_on_unmodified_bots_with_an_imperfect_model(goal_style, slips
         for seed in (1, 2):
             records, found = _findings([text.replace("{GOAL_STYLE}", goal_style)], bot, seed, sloppy)
             seen += records
-            ends.update(r.settings["stopped_because"] for r in records)
+            ends.update(r.outcome.stopped_because for r in records)
             flagged += [
                 (r.profile, r.index, v.reasons, r.error_codes)
                 for r, v in zip(records, found, strict=True)
@@ -131,4 +131,4 @@ def test_no_finding_on_unmodified_bots_with_an_imperfect_model(goal_style, slips
     assert ends["finished"] > 0 or goal_style.startswith("{all_answered")
     # None of these users (imperfect, but in their role) slips out of it, and every conversation passes.
     assert all(r.verdict == "passed" for r in seen), [(r.verdict, r.verdict_reason) for r in seen]
-    assert not any(r.settings["simulator_slips"] for r in seen)
+    assert not any(r.outcome.simulator_slips for r in seen)

@@ -87,8 +87,8 @@ def test_a_script_passes_on_the_pizza_bot_with_no_llm_call():
     ]
     assert record.verdict == "passed", record.verdict_reason
     assert record.verdict_reason == "passed: all 5 check(s) of the script held"
-    assert [c["held"] for c in record.settings["checks"]] == [True] * 5
-    assert record.usage.calls == 0 and record.settings["llm_calls"] == {}
+    assert [c.held for c in record.outcome.checks] == [True] * 5
+    assert record.usage.calls == 0 and record.outcome.llm_calls == {}
 
 
 def test_a_script_fails_on_the_mutant_that_never_states_the_total_with_the_turn_of_the_first_failed_check():
@@ -100,7 +100,7 @@ def test_a_script_fails_on_the_mutant_that_never_states_the_total_with_the_turn_
     assert record.turns[fault.turn].role == "bot"
     assert record.turns[fault.turn - 1].text == "coke"
     assert "order number" in record.turns[fault.turn].text  # it went on, only the total is missing
-    held = {c["check"]: c["held"] for c in record.settings["checks"]}
+    held = {c.check: c.held for c in record.outcome.checks}
     assert held["states money"] is False and held["matches 'order number is [0-9A-F]{6}'"] is True
 
 
@@ -131,8 +131,8 @@ script:
 """
     (record,) = _run(text, lambda: FakeBot())
     assert record.verdict == "failed" and record.verdict_reason.startswith("chatbot_crash")
-    assert [c["held"] for c in record.settings["checks"]] == [True, None]
-    assert record.settings["checks"][1]["detail"] == "the chatbot never replied to it"
+    assert [c.held for c in record.outcome.checks] == [True, None]
+    assert record.outcome.checks[1].detail == "the chatbot never replied to it"
 
 
 def test_a_slow_expression_leaves_the_check_undecided_never_failed():
@@ -166,7 +166,7 @@ script:
 def test_each_kind_of_check(check: str, reply: str, held: bool) -> None:
     text = f"test_name: kinds\nscript:\n  - user: hi\n    expect: [{check}]\n"
     (record,) = _run(text, lambda: FakeBot(lambda text, turn: reply))
-    assert record.settings["checks"][0]["held"] is held
+    assert record.outcome.checks[0].held is held
     assert record.verdict == ("passed" if held else "failed")
 
 
@@ -201,7 +201,7 @@ conversation:
     ]
     assert len(model.calls_for(TAG_USER_TURN)) == 2
     assert "Chatbot: Noted: hello" in model.calls_for(TAG_USER_TURN)[0].messages[-1][1]
-    assert record.settings["checks"][0]["held"] is True
+    assert record.outcome.checks[0].held is True
 
 
 # -- validation ------------------------------------------------------------------------------------------------

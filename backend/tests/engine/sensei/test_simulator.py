@@ -51,7 +51,7 @@ def test_bot_starts_greeting_first_and_every_user_message_is_sent(make_llm):
     assert [t.text for t in record.turns if t.role == "user"] == bot.received
     assert "Chatbot: Hello, I am the shop assistant." in _user_prompts(model)[0]
     assert record.errors == []
-    assert record.settings["llm_calls"] == {TAG_USER_TURN: 2}  # steps mode: one call per user turn
+    assert record.outcome.llm_calls == {TAG_USER_TURN: 2}  # steps mode: one call per user turn
     assert record.turns[2].latency_s is not None and record.turns[1].at_s <= record.turns[2].at_s
 
 
@@ -134,7 +134,7 @@ conversation:
     assert record.error_codes == [ErrorCode.GOAL_NOT_COMPLETED]
     assert "pickup (no_evidence)" in record.errors[0].message
     assert record.inputs == {"size": "large", "drinks": 2}
-    assert record.settings["llm_calls"] == {TAG_EXTRACT: 1, TAG_EXTRACT_QUOTES: 1, TAG_USER_TURN: 2}
+    assert record.outcome.llm_calls == {TAG_EXTRACT: 1, TAG_EXTRACT_QUOTES: 1, TAG_USER_TURN: 2}
     assert record.usage.calls == 4 and (record.usage.cost_usd or 0) > 0
     assert record.verdict == "failed" and record.verdict_reason.startswith("goal_not_completed")
     quote_prompt = model.calls_for(TAG_EXTRACT_QUOTES)[0].messages[-1][1]
@@ -156,7 +156,7 @@ def test_missing_and_untyped_outputs_are_reported(make_llm):
     record = _run(text, FakeBot(), llm)
     assert record.outputs == {"total": None, "when": None}
     assert record.error_codes == [ErrorCode.GOAL_NOT_COMPLETED]
-    assert "when: 'someday' is not a date" in record.settings["extraction_notes"]
+    assert "when: 'someday' is not a date" in record.outcome.extraction_notes
 
 
 def test_fallbacks_make_the_user_rephrase_then_change_topic(make_llm):
@@ -168,7 +168,7 @@ def test_fallbacks_make_the_user_rephrase_then_change_topic(make_llm):
     assert prompts.REPHRASE.text in user_prompts[1] and prompts.REPHRASE.text in user_prompts[2]
     assert prompts.CHANGE_TOPIC.text in user_prompts[3]
     assert prompts.REPHRASE.text not in user_prompts[4] and prompts.CHANGE_TOPIC.text not in user_prompts[4]
-    assert record.settings["fallback_replies"] == 3
+    assert record.outcome.fallback_replies == 3
     assert record.errors == []
 
 
@@ -179,7 +179,7 @@ def test_fallback_loop_stops_the_conversation_in_steps_mode(make_llm):
     )
     assert record.error_codes == [ErrorCode.FALLBACK_LOOP]
     assert len(record.user_phrases) == SimulatorSettings().fallback_loop_limit
-    assert record.settings["stopped_because"] == "fallback_loop"
+    assert record.outcome.stopped_because == "fallback_loop"
 
 
 def test_repeated_answers_stop_the_conversation_in_all_answered_mode(make_llm):
@@ -213,9 +213,9 @@ def test_all_answered_stops_once_goals_are_verified(make_llm):
     )
     answers = {1: "We open at noon.", 2: "One lamp, that is 12.50 EUR."}
     record = _run(text, FakeBot(lambda t, n: answers.get(n, "ok")), llm)
-    assert record.settings["stopped_because"] == "all_answered"
+    assert record.outcome.stopped_because == "all_answered"
     assert len(record.user_phrases) == 2
-    assert record.settings["llm_calls"] == {TAG_EXTRACT: 1, TAG_GOAL_CHECK: 2, TAG_USER_TURN: 2}
+    assert record.outcome.llm_calls == {TAG_EXTRACT: 1, TAG_GOAL_CHECK: 2, TAG_USER_TURN: 2}
     second_check = model.calls_for(TAG_GOAL_CHECK)[1].messages[0][1]
     assert "ask for the opening hours" not in second_check  # verified goals are not asked about again
     assert record.outputs["price"] == {"amount": 12.5, "currency": "EUR"}
@@ -270,11 +270,11 @@ def test_change_language_and_short_phrases(make_llm):
     )
     llm, model = make_llm({TAG_USER_TURN: ["hola", "una lámpara"]})
     record = _run(text, FakeBot(), llm, settings=SimulatorSettings(language_switch_probability=1.0))
-    assert record.settings["languages"] == ["Spanish", "Spanish"]
+    assert record.outcome.languages == ["Spanish", "Spanish"]
     system_prompt = model.calls_for(TAG_USER_TURN)[0].messages[0][1]
     assert "Spanish" in system_prompt
     assert prompts.STYLE_INSTRUCTIONS["short phrases"] in system_prompt
-    assert record.settings["styles"] == ["short phrases", {"change language": ["Spanish"]}]
+    assert record.settings.styles == ["short phrases", {"change language": ["Spanish"]}]
 
 
 def test_cancellation_is_checked_between_turns(make_llm):

@@ -84,23 +84,23 @@ def test_a_missing_output_is_not_due_while_the_chatbot_is_still_asking_at_the_me
     asking = _record(
         CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="Got it. How many drinks would you like?"
     )
-    asking.settings = {"stopped_because": "steps", "max_user_turns": 2}
+    asking.outcome.stopped_because, asking.settings.max_user_turns = "steps", 2
     verdict, why = decide(asking)
     assert (verdict, reason_code(why)) == ("inconclusive", "cut_short")
     assert "limit of 2 user messages" in why and "How many drinks would you like?" in why
     done = _record(CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="Your order is ready. Bye!")
-    done.settings = {"stopped_because": "steps"}
+    done.outcome.stopped_because = "steps"
     assert decide(done)[0] == "failed"  # it stopped asking and never gave the output
     menu = _record(
         CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="You can ask me: When do you open?, Do you deliver?"
     )
-    menu.settings = {"stopped_because": "steps"}
+    menu.outcome.stopped_because = "steps"
     assert decide(menu)[0] == "failed"  # a menu of questions asks the user for nothing
     fallback = _record(CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="Sorry? Could you say that again?")
-    fallback.settings = {"stopped_because": "steps", "ended_on_fallback": True}
+    fallback.outcome.stopped_because, fallback.outcome.ended_on_fallback = "steps", True
     assert decide(fallback)[0] == "failed"  # not understanding is no question about an input
     ended = _record(CONVEYED, ErrorCode.GOAL_NOT_COMPLETED, bot_says="How many drinks would you like?")
-    ended.settings = {"stopped_because": "finished"}  # the chatbot's own end: no limit cut it short
+    ended.outcome.stopped_because = "finished"  # the chatbot's own end: no limit cut it short
     # …but the user never said how many drinks: the chatbot asked, the user did not do its part.
     assert reason_code(decide(ended)[1]) == "question_not_answered"
     answered = _record(
@@ -108,7 +108,7 @@ def test_a_missing_output_is_not_due_while_the_chatbot_is_still_asking_at_the_me
         ErrorCode.GOAL_NOT_COMPLETED,
         bot_says="How many drinks would you like?",
     )
-    answered.settings = {"stopped_because": "finished"}
+    answered.outcome.stopped_because = "finished"
     assert decide(answered)[0] == "failed"
 
 

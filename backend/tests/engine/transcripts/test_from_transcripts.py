@@ -240,7 +240,7 @@ def test_simulator_ends_conversations_as_the_calibrated_user_would():
     short = _pizza_conversations(Calibration(turn_counts=(1,)))
     assert max(sum(1 for t in r.turns if t.role == "user") for r in plain) > 1
     assert all(sum(1 for t in r.turns if t.role == "user") == 1 for r in short)
-    assert {r.settings["stopped_because"] for r in short} == {"finished"}
+    assert {r.outcome.stopped_because for r in short} == {"finished"}
 
 
 def test_fidelity_report_says_which_user_is_closer():

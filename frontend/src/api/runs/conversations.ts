@@ -1,15 +1,15 @@
 /**
  * A SENSEI run's conversations: the filtered, paginated list and one conversation with its record
- * (`engine/conversation.py::ConversationRecord`). Every text in a record came from the chatbot under test or an
- * LLM: it is read into plain strings here and rendered as text by the transcript.
+ * (`engine/conversation.py::ConversationRecord`, typed by the API schema). Every text in a record came from the
+ * chatbot under test or an LLM: the transcript renders it as text.
  */
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../client";
-import { type Fault, readVerdictProof } from "./faults";
+import type { Fault } from "./faults";
 import { useLiveRun } from "./live";
 import { runKeys } from "../query-keys";
+import type { components } from "../schema";
 import type { ResponseJson } from "../types";
-import { isRecord, num, str } from "../../lib/json";
 
 export type ConversationRow = ResponseJson<"/api/runs/{id}/conversations/", "get", 200>["results"][number];
 
@@ -67,125 +67,34 @@ export function useConversation(runId: number, id: number | null) {
   });
 }
 
-/** A conversation's error codes (a JSON list in the schema). */
-export function readErrorCodes(value: unknown): number[] {
-  return Array.isArray(value) ? value.filter((v): v is number => typeof v === "number") : [];
-}
-
-export interface TranscriptButton {
-  label: string;
-  value: string;
-  url: string;
-}
-
-export interface TranscriptTurn {
-  role: "user" | "bot";
-  text: string;
-  buttons: TranscriptButton[];
-  atSeconds: number | null;
-  latencySeconds: number | null;
-}
-
-export interface RecordError {
-  code: number;
-  message: string;
-  turn: number | null;
-}
-
-/** Where the chatbot stated an extracted output, or why the output is missing (`OutputEvidence`). */
-export interface OutputEvidenceView {
-  turn: number | null;
-  quote: string;
-  reason: string;
-}
+/** One stored conversation (`engine/conversation.py::ConversationRecord`), typed by the API schema. */
+export type ConversationRecord = components["schemas"]["ConversationRecord"];
+export type TranscriptTurn = components["schemas"]["Turn"];
+export type TranscriptButton = components["schemas"]["Button"];
+export type JsonValue = components["schemas"]["JsonValue"];
 
 /** passed; failed: a chatbot fault; inconclusive: the conversation says nothing about the chatbot. */
-export type Verdict = "passed" | "failed" | "inconclusive";
+export type Verdict = NonNullable<ConversationRecord["verdict"]>;
 
-export interface ConversationRecordView {
-  id: string;
-  verdict: Verdict | null;
-  verdictReason: string;
-  /** Who is at fault for a failed or inconclusive verdict; null when it passed or for older records. */
-  fault: Fault | null;
-  /** The chatbot turn that shows the fault (0-based index into `turns`). */
-  evidenceTurn: number | null;
-  evidence: Map<string, OutputEvidenceView>;
-  profile: string;
-  language: string;
-  goals: string[];
-  context: string[];
-  inputs: [string, unknown][];
-  outputs: [string, unknown][];
-  settings: [string, unknown][];
-  turns: TranscriptTurn[];
-  errors: RecordError[];
-  durationSeconds: number | null;
-  costUsd: number | null;
-}
+/**
+ * What the conversation says about the chatbot, decided by the current verdict rules: the conversation row's
+ * verdict, reason, who is at fault and the chatbot turn that shows it (a record decided by older rules is decided
+ * again by the server, so the row and never the stored record is read for these).
+ */
+export type Decision = Pick<ConversationRow, "verdict" | "verdict_reason" | "fault" | "evidence_turn">;
 
-function entries(value: unknown): [string, unknown][] {
-  return isRecord(value) ? Object.entries(value) : [];
-}
-
-function readButton(value: unknown): TranscriptButton | null {
-  if (typeof value === "string") return { label: value, value, url: "" };
-  if (!isRecord(value)) return null;
-  const label = str(value.label) || str(value.text) || str(value.title) || str(value.value);
-  return label ? { label, value: str(value.value), url: str(value.url) } : null;
-}
-
-function readVerdict(value: unknown): Verdict | null {
-  return value === "passed" || value === "failed" || value === "inconclusive" ? value : null;
-}
-
-/** A stored record; `row`, the API's conversation row, carries who is at fault when the record does not. */
-export function readConversationRecord(record: unknown, row?: unknown): ConversationRecordView {
-  const data = isRecord(record) ? record : {};
-  const proof = readVerdictProof(row, data);
-  const usage = isRecord(data.usage) ? data.usage : {};
-  const evidence = new Map<string, OutputEvidenceView>();
-  for (const [name, item] of entries(data.evidence)) {
-    if (isRecord(item)) evidence.set(name, { turn: num(item.turn), quote: str(item.quote), reason: str(item.reason) });
-  }
-  return {
-    id: str(data.id),
-    verdict: readVerdict(data.verdict),
-    verdictReason: str(data.verdict_reason),
-    fault: proof.fault,
-    evidenceTurn: proof.evidenceTurn,
-    evidence,
-    profile: str(data.profile),
-    language: str(data.language),
-    goals: Array.isArray(data.goals) ? data.goals.map(str) : [],
-    context: Array.isArray(data.context) ? data.context.map(str) : [],
-    inputs: entries(data.inputs),
-    outputs: entries(data.outputs),
-    settings: entries(data.settings),
-    turns: (Array.isArray(data.turns) ? data.turns.filter(isRecord) : []).map((turn) => ({
-      role: turn.role === "user" ? "user" : "bot",
-      text: str(turn.text),
-      buttons: (Array.isArray(turn.buttons) ? turn.buttons : [])
-        .map(readButton)
-        .filter((b): b is TranscriptButton => b !== null),
-      atSeconds: num(turn.at_s),
-      latencySeconds: num(turn.latency_s),
-    })),
-    errors: (Array.isArray(data.errors) ? data.errors.filter(isRecord) : []).map((error) => ({
-      code: num(error.code) ?? 0,
-      message: str(error.message),
-      turn: num(error.turn),
-    })),
-    durationSeconds: num(data.duration_s),
-    costUsd: num(usage.cost_usd),
-  };
+/** How it was planned and how it ended, the fields that apply, as name/value rows. */
+export function recordDetails(record: ConversationRecord): [string, JsonValue][] {
+  const { reference, ...settings } = record.settings;
+  const details: Record<string, JsonValue> = { ...reference, ...settings, ...record.outcome };
+  return Object.entries(details).filter(([, value]) => value !== null);
 }
 
 /**
  * A variable or output value as one line of text: strings as they are, anything else as JSON, missing as "—".
  * (Never HTML: the caller renders the string as a text node.)
  */
-export function formatValue(value: unknown): string {
+export function formatValue(value: JsonValue | undefined): string {
   if (value === null || value === undefined) return "—";
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);

@@ -2,28 +2,28 @@ import { MantineProvider } from "@mantine/core";
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { readConversationRecord } from "../../api/runs/conversations";
+import { conversationRecord, turn } from "../../testing/results";
 import { safeLinkUrl, Transcript } from "./Transcript";
 
 const SCRIPT = `<script>window.__pwned = true</script>`;
 const IMG = `<img src=x onerror="window.__pwned = true">`;
 
 // A record as the server stores it, from a hostile chatbot.
-const RECORD = readConversationRecord({
+const RECORD = conversationRecord({
   id: "ab12cd34-order_pizza-0",
   profile: "order_pizza",
   inputs: { size: "<b>large</b>", toppings: ["ham", "cheese"] },
   outputs: { price: null, order_id: "<img src=y onerror=alert(2)>" },
-  settings: { goal_style: "steps" },
+  settings: { goal_style: { kind: "steps" } },
   turns: [
     { role: "user", text: "I want a pizza", buttons: [], at_s: 1, latency_s: null },
     {
       role: "bot",
       text: `Here you go ${SCRIPT} and ${IMG}`,
       buttons: [
-        { label: "Menu", value: "menu", url: "" },
-        { label: "<i>Evil</i>", value: "", url: "javascript:alert(1)" },
-        { label: "Website", value: "", url: "https://pizza.example/menu" },
+        { label: "Menu", value: "menu", url: null },
+        { label: "<i>Evil</i>", value: null, url: "javascript:alert(1)" },
+        { label: "Website", value: null, url: "https://pizza.example/menu" },
       ],
       at_s: 2,
       latency_s: 0.42,
@@ -37,7 +37,7 @@ const RECORD = readConversationRecord({
 function renderTranscript() {
   return render(
     <MantineProvider>
-      <Transcript record={RECORD} />
+      <Transcript record={RECORD} decision={null} />
     </MantineProvider>,
   );
 }
@@ -103,17 +103,10 @@ const MARKDOWN_REPLY = [
 ].join("\n");
 
 function renderReply(text: string) {
-  const record = readConversationRecord({
-    id: "ab12cd34-order_pizza-0",
-    profile: "order_pizza",
-    turns: [
-      { role: "user", text: "Is it **ready**?", buttons: [] },
-      { role: "bot", text, buttons: [] },
-    ],
-  });
+  const record = conversationRecord({ turns: [turn("user", "Is it **ready**?"), turn("bot", text)] });
   return render(
     <MantineProvider>
-      <Transcript record={record} />
+      <Transcript record={record} decision={null} />
     </MantineProvider>,
   );
 }

@@ -24,10 +24,12 @@ import {
 } from "@mantine/core";
 import { useId, useState } from "react";
 import {
-  type ConversationRecordView,
+  type ConversationRecord,
+  type Decision,
   errorName,
   formatValue,
-  type OutputEvidenceView,
+  type JsonValue,
+  recordDetails,
   type TranscriptButton,
   type TranscriptTurn,
 } from "../../api/runs/conversations";
@@ -116,9 +118,9 @@ function Bubble({ turn, index, errors, raw, evidence, id }: BubbleProps) {
               Evidence
             </Badge>
           )}
-          {turn.latencySeconds !== null && (
+          {turn.latency_s !== null && (
             <Text size="xs" c="dimmed">
-              {`${turn.latencySeconds.toFixed(2)} s`}
+              {`${turn.latency_s.toFixed(2)} s`}
             </Text>
           )}
         </Group>
@@ -202,7 +204,7 @@ export function ChatTurns({
   );
 }
 
-function ValueTable({ title, rows, empty }: { title: string; rows: [string, unknown][]; empty: string }) {
+function ValueTable({ title, rows, empty }: { title: string; rows: [string, JsonValue][]; empty: string }) {
   return (
     <Stack gap={4}>
       <Title order={4} size="h6">
@@ -233,9 +235,9 @@ function ValueTable({ title, rows, empty }: { title: string; rows: [string, unkn
 }
 
 /** The extracted outputs, each beside the chatbot's words that state it (or why it is missing). */
-function OutputTable({ rows, evidence }: { rows: [string, unknown][]; evidence: Map<string, OutputEvidenceView> }) {
+function OutputTable({ rows, evidence }: { rows: [string, JsonValue][]; evidence: ConversationRecord["evidence"] }) {
   const title = "Extracted outputs";
-  if (rows.length === 0 || evidence.size === 0)
+  if (rows.length === 0 || Object.keys(evidence).length === 0)
     return <ValueTable title={title} rows={rows} empty="No outputs expected." />;
   return (
     <Stack gap={4}>
@@ -245,7 +247,7 @@ function OutputTable({ rows, evidence }: { rows: [string, unknown][]; evidence: 
       <Table fz="xs" withTableBorder aria-label={title}>
         <Table.Tbody>
           {rows.map(([name, value]) => {
-            const proof = evidence.get(name);
+            const proof = evidence[name];
             const said = proof?.quote
               ? `“${proof.quote}”${proof.turn !== null ? ` (${turnLabel(proof.turn)})` : ""}`
               : "";
@@ -273,15 +275,15 @@ function OutputTable({ rows, evidence }: { rows: [string, unknown][]; evidence: 
 const VERDICT_COLORS = { passed: "green", failed: "red", inconclusive: "gray" } as const;
 
 /** Who is at fault for the verdict and, when a chatbot turn shows it, a link that moves to that turn. */
-function FaultLine({ record, idPrefix }: { record: ConversationRecordView; idPrefix: string }) {
-  if (record.fault === null) return null;
-  const turn = record.evidenceTurn !== null && record.evidenceTurn < record.turns.length ? record.evidenceTurn : null;
+function FaultLine({ decision, turns, idPrefix }: { decision: Decision; turns: number; idPrefix: string }) {
+  if (decision.fault === null) return null;
+  const turn = decision.evidence_turn !== null && decision.evidence_turn < turns ? decision.evidence_turn : null;
   return (
     <Group gap={6} align="baseline">
       <Text size="sm" span>
         {"At fault: "}
       </Text>
-      <FaultBadge fault={record.fault} />
+      <FaultBadge fault={decision.fault} />
       {turn !== null && (
         <Text size="sm" span>
           {"shown in "}
@@ -300,8 +302,10 @@ function FaultLine({ record, idPrefix }: { record: ConversationRecordView; idPre
   );
 }
 
-export function Transcript({ record }: { record: ConversationRecordView }) {
+/** A stored conversation; `decision`, the conversation row's verdict (null: not decided). */
+export function Transcript({ record, decision }: { record: ConversationRecord; decision: Decision | null }) {
   const idPrefix = useId();
+  const details = recordDetails(record);
   const errorsByTurn = new Map<number, string[]>();
   for (const error of record.errors) {
     if (error.turn === null) continue;
@@ -310,17 +314,17 @@ export function Transcript({ record }: { record: ConversationRecordView }) {
 
   return (
     <Stack gap="md">
-      {record.verdict !== null && (
+      {decision !== null && (
         <Stack gap={4} role="region" aria-label="Verdict">
           <Group gap={6} wrap="nowrap" align="baseline">
-            <Badge color={VERDICT_COLORS[record.verdict]} style={{ flexShrink: 0 }}>
-              {record.verdict}
+            <Badge color={VERDICT_COLORS[decision.verdict]} style={{ flexShrink: 0 }}>
+              {decision.verdict}
             </Badge>
             <Text size="sm" style={{ overflowWrap: "anywhere" }}>
-              {record.verdictReason}
+              {decision.verdict_reason}
             </Text>
           </Group>
-          <FaultLine record={record} idPrefix={idPrefix} />
+          <FaultLine decision={decision} turns={record.turns.length} idPrefix={idPrefix} />
         </Stack>
       )}
       {record.errors.length > 0 && (
@@ -343,8 +347,8 @@ export function Transcript({ record }: { record: ConversationRecordView }) {
       )}
 
       <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-        <ValueTable title="Variable values" rows={record.inputs} empty="No variables." />
-        <OutputTable rows={record.outputs} evidence={record.evidence} />
+        <ValueTable title="Variable values" rows={Object.entries(record.inputs)} empty="No variables." />
+        <OutputTable rows={Object.entries(record.outputs)} evidence={record.evidence} />
       </SimpleGrid>
 
       <Stack gap={4}>
@@ -360,13 +364,13 @@ export function Transcript({ record }: { record: ConversationRecordView }) {
             turns={record.turns}
             errorsByTurn={errorsByTurn}
             label="Transcript"
-            evidenceTurn={record.fault === null ? null : record.evidenceTurn}
+            evidenceTurn={decision?.fault ? decision.evidence_turn : null}
             idPrefix={idPrefix}
           />
         )}
       </Stack>
 
-      {record.settings.length > 0 && <ValueTable title="Conversation settings" rows={record.settings} empty="" />}
+      {details.length > 0 && <ValueTable title="Conversation settings" rows={details} empty="" />}
     </Stack>
   );
 }

@@ -2,30 +2,31 @@ import { MantineProvider } from "@mantine/core";
 import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { readConversationRecord } from "../../api/runs/conversations";
+import type { Decision } from "../../api/runs/conversations";
+import { conversationRecord, turn } from "../../testing/results";
 import { Transcript } from "./Transcript";
 
 // A record as SENSEI stores it: a verdict, and per output the chatbot's words that state it or why it is missing.
-const RECORD = readConversationRecord({
-  id: "ab12cd34-order_pizza-0",
-  profile: "order_pizza",
-  verdict: "inconclusive",
-  verdict_reason: "inputs_not_conveyed: the simulated user never said the inputs of goal 1 (size=small)",
+const RECORD = conversationRecord({
   outputs: { price: { amount: 21, currency: "USD" }, order_id: null, total: null },
   evidence: {
     price: { turn: 3, quote: "The total is 21$.<script>x()</script>", reason: null },
     order_id: { turn: null, quote: null, reason: "no_evidence" },
     total: { turn: 5, quote: "It starts at 35$.", reason: "doubtful" },
   },
-  turns: [],
-  errors: [],
 });
+const DECISION: Decision = {
+  verdict: "inconclusive",
+  verdict_reason: "inputs_not_conveyed: the simulated user never said the inputs of goal 1 (size=small)",
+  fault: null,
+  evidence_turn: null,
+};
 
 describe("Transcript: verdict and evidence", () => {
   it("shows the verdict with its reason and the chatbot's words beside each output", () => {
     render(
       <MantineProvider>
-        <Transcript record={RECORD} />
+        <Transcript record={RECORD} decision={DECISION} />
       </MantineProvider>,
     );
     const verdict = screen.getByRole("region", { name: "Verdict" });
@@ -46,26 +47,28 @@ describe("Transcript: verdict and evidence", () => {
 
 // A failed conversation as the API serves it since verdicts with proof: who is at fault and the chatbot turn.
 const TURNS = [
-  { role: "user", text: "A small margherita, please.", buttons: [] },
-  { role: "bot", text: "Which size?", buttons: [] },
-  { role: "user", text: "Small.", buttons: [] },
-  { role: "bot", text: "Error: size not understood.", buttons: [] },
+  turn("user", "A small margherita, please."),
+  turn("bot", "Which size?"),
+  turn("user", "Small."),
+  turn("bot", "Error: size not understood."),
 ];
 
-function renderRecord(record: Record<string, unknown>, row?: Record<string, unknown>) {
+function renderRecord(decision: Decision) {
   return render(
     <MantineProvider>
-      <Transcript record={readConversationRecord({ id: "x", profile: "order_pizza", turns: TURNS, ...record }, row)} />
+      <Transcript record={conversationRecord({ turns: TURNS })} decision={decision} />
     </MantineProvider>,
   );
 }
 
 describe("Transcript: who is at fault", () => {
   it("says the chatbot is at fault and links to its turn, highlighted in the transcript", async () => {
-    renderRecord(
-      { verdict: "failed", verdict_reason: "ignored_input: the chatbot ignored the size the user gave" },
-      { fault: "chatbot", evidence_turn: 3 },
-    );
+    renderRecord({
+      verdict: "failed",
+      verdict_reason: "ignored_input: the chatbot ignored the size the user gave",
+      fault: "chatbot",
+      evidence_turn: 3,
+    });
     const verdict = screen.getByRole("region", { name: "Verdict" });
     expect(verdict).toHaveTextContent("At fault: Chatbot");
     const link = within(verdict).getByRole("link", { name: "turn 4" });
@@ -82,22 +85,24 @@ describe("Transcript: who is at fault", () => {
   });
 
   it("names who else is at fault for an inconclusive conversation, in plain words", () => {
-    renderRecord(
-      { verdict: "inconclusive", verdict_reason: "user_left_role: the simulated user answered as the bot" },
-      { fault: "simulated_user", evidence_turn: null },
-    );
+    renderRecord({
+      verdict: "inconclusive",
+      verdict_reason: "user_left_role: the simulated user answered as the bot",
+      fault: "simulated_user",
+      evidence_turn: null,
+    });
     const verdict = screen.getByRole("region", { name: "Verdict" });
     expect(verdict).toHaveTextContent("At fault: Simulated user");
     expect(within(verdict).queryByRole("link")).toBeNull();
   });
 
-  it("reads the fields from the stored record when the row does not carry them", () => {
-    renderRecord({ verdict: "inconclusive", verdict_reason: "extraction_unreadable", fault: "parley_llm" }, { id: 4 });
-    expect(screen.getByRole("region", { name: "Verdict" })).toHaveTextContent("At fault: Parley's model");
-  });
-
   it("shows no fault for conversations stored before verdicts with proof", () => {
-    renderRecord({ verdict: "failed", verdict_reason: "goal_not_completed: no price" }, { id: 4 });
+    renderRecord({
+      verdict: "failed",
+      verdict_reason: "goal_not_completed: no price",
+      fault: null,
+      evidence_turn: null,
+    });
     expect(screen.getByRole("region", { name: "Verdict" })).not.toHaveTextContent("At fault");
     expect(screen.queryByRole("listitem", { name: /evidence/ })).toBeNull();
   });

@@ -5,6 +5,7 @@ import type { Comparison } from "../../api/runs/compare";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
+import { conversationRecord, turn } from "../../testing/results";
 
 const side = (passed: number, decided: number, low: number, high: number) => ({
   passed,
@@ -132,15 +133,11 @@ function conversationHandlers(runId: number, recordId: string, rowId: number, bo
     http.get(`/api/runs/${String(runId)}/conversations/${String(rowId)}/`, () =>
       HttpResponse.json({
         ...row,
-        record: {
+        record: conversationRecord({
           id: recordId,
           profile: "pizza_order",
-          index: 0,
-          turns: [
-            { role: "user", text: "A small pizza, please", buttons: [] },
-            { role: "bot", text: botText, buttons: [] },
-          ],
-        },
+          turns: [turn("user", "A small pizza, please"), turn("bot", botText)],
+        }),
       }),
     ),
   ];

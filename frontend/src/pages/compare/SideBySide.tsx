@@ -4,7 +4,7 @@
  */
 import { Alert, Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from "@mantine/core";
 import type { ComparedBrief, ComparedMatch } from "../../api/runs/compare";
-import { readConversationRecord, useConversation, useFoundConversation } from "../../api/runs/conversations";
+import { useConversation, useFoundConversation } from "../../api/runs/conversations";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { Transcript } from "../../components/transcript/Transcript";
 
@@ -40,9 +40,7 @@ function OneSide({ title, runId, brief }: { title: string; runId: number; brief:
         {found.isError && <ErrorState error={found.error} title="Could not find the conversation" />}
         {found.data === null && <Alert color="gray">This conversation is no longer stored.</Alert>}
         {conversation.isError && <ErrorState error={conversation.error} title="Could not load the conversation" />}
-        {conversation.data && (
-          <Transcript record={readConversationRecord(conversation.data.record, conversation.data)} />
-        )}
+        {conversation.data && <Transcript record={conversation.data.record} decision={conversation.data} />}
       </Stack>
     </Paper>
   );

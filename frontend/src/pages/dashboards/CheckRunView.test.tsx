@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { checkResult, ruleReport, runStatistics } from "../../testing/results";
+import { checkResult, conversationRecord, ruleReport, runStatistics, turn } from "../../testing/results";
 
 const WANTED = "1a2b3c4d-order_pizza-1";
 
@@ -64,15 +64,11 @@ describe("check run", () => {
       http.get(`/api/runs/${String(sensei.id)}/conversations/501/`, () =>
         HttpResponse.json({
           ...conversationRow(501, 1),
-          record: {
+          record: conversationRecord({
             id: WANTED,
-            profile: "order_pizza",
             index: 1,
-            turns: [
-              { role: "user", text: "A large one please", buttons: [] },
-              { role: "bot", text: "That will be **12 €**", buttons: [] },
-            ],
-          },
+            turns: [turn("user", "A large one please"), turn("bot", "That will be **12 €**")],
+          }),
         }),
       ),
     );

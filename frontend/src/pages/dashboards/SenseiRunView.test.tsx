@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { runStatistics, senseiResult } from "../../testing/results";
+import { conversationRecord, runStatistics, senseiResult, turn } from "../../testing/results";
 
 type Verdict = "passed" | "failed" | "inconclusive";
 
@@ -198,18 +198,17 @@ describe("who is at fault, where users look", () => {
       http.get(`/api/runs/${String(run.id)}/conversations/2/`, () =>
         HttpResponse.json({
           ...FAULT_ROWS[1],
-          record: {
+          record: conversationRecord({
             id: "ab12cd34-order_pizza-1",
-            profile: "order_pizza",
             verdict: "failed",
             verdict_reason: "ignored_input: the size was ignored",
             turns: [
-              { role: "user", text: "A small one", buttons: [] },
-              { role: "bot", text: "Which size?", buttons: [] },
-              { role: "user", text: "Small.", buttons: [] },
-              { role: "bot", text: "Which size?", buttons: [] },
+              turn("user", "A small one"),
+              turn("bot", "Which size?"),
+              turn("user", "Small."),
+              turn("bot", "Which size?"),
             ],
-          },
+          }),
         }),
       ),
     );

@@ -25,12 +25,10 @@ import { Link } from "react-router";
 import {
   type ConversationVerdict,
   errorName,
-  readConversationRecord,
-  readErrorCodes,
   useConversation,
   useConversationsPage,
 } from "../../api/runs/conversations";
-import { type Fault, FAULTS, readVerdictProof } from "../../api/runs/faults";
+import { type Fault, FAULTS } from "../../api/runs/faults";
 import { runKeys } from "../../api/query-keys";
 import { isRunActive, type Run } from "../../api/runs/runs";
 import {
@@ -122,7 +120,7 @@ export function ConversationModal({
   shrinkFor?: { projectId: number | null } | null;
 }) {
   const conversation = useConversation(runId, conversationId);
-  const record = conversation.data ? readConversationRecord(conversation.data.record, conversation.data) : null;
+  const record = conversation.data?.record ?? null;
   return (
     <Modal
       opened={conversationId !== null || (lookup ?? null) !== null}
@@ -146,11 +144,17 @@ export function ConversationModal({
       {record && (
         <Stack gap="sm">
           <Group gap="md">
-            <Text size="sm" c="dimmed">{`Duration ${formatSeconds(record.durationSeconds)}`}</Text>
-            <CostText size="sm" c="dimmed" prefix="Cost " usd={record.costUsd} unpriced={record.costUsd === null} />
+            <Text size="sm" c="dimmed">{`Duration ${formatSeconds(record.duration_s)}`}</Text>
+            <CostText
+              size="sm"
+              c="dimmed"
+              prefix="Cost "
+              usd={record.usage.cost_usd}
+              unpriced={record.usage.cost_usd === null}
+            />
             {record.language && <Text size="sm" c="dimmed">{`Language ${record.language}`}</Text>}
           </Group>
-          <Transcript record={record} />
+          <Transcript record={record} decision={conversation.data ?? null} />
           {shrinkFor && conversationId !== null && conversation.data?.verdict === "failed" && (
             <ShrinkPanel
               key={conversationId}
@@ -331,7 +335,7 @@ function ConversationsSection({
   const faultsKnown =
     fault !== null ||
     (stats?.verdicts?.faults ?? null) !== null ||
-    (rows.data?.results ?? []).some((row) => readVerdictProof(row).fault !== null);
+    (rows.data?.results ?? []).some((row) => row.fault !== null);
   const profileChoices = (stats?.profiles ?? []).map((row) => row.profile);
   const codeChoices = (stats?.errorsByCode ?? []).map((row) => ({
     value: String(row.code),
@@ -432,17 +436,17 @@ function ConversationsSection({
             </Table.Td>
             {faultsKnown && (
               <Table.Td>
-                <FaultCell {...readVerdictProof(row)} />
+                <FaultCell fault={row.fault} evidenceTurn={row.evidence_turn} />
               </Table.Td>
             )}
             <Table.Td>
               <Group gap={4}>
-                {readErrorCodes(row.error_codes).length === 0 ? (
+                {row.error_codes.length === 0 ? (
                   <Badge color="teal" variant="light">
                     ok
                   </Badge>
                 ) : (
-                  readErrorCodes(row.error_codes).map((code) => (
+                  row.error_codes.map((code) => (
                     <Badge key={code} color="red" variant="light" title={errorName(code)}>
                       {code}
                     </Badge>

@@ -5,7 +5,7 @@ import type { ResultOf } from "../../api/runs/runs";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { profileReliability, rate, runStatistics, senseiResult } from "../../testing/results";
+import { conversationRecord, profileReliability, rate, runStatistics, senseiResult, turn } from "../../testing/results";
 
 /** A shrink run's result as the server serves it, with `changes` over a failure that reproduced. */
 function shrinkResult(changes: Partial<ResultOf<"shrink">>): ResultOf<"shrink"> {
@@ -157,15 +157,11 @@ function senseiRun(owned = true) {
     http.get(`/api/runs/${String(run.id)}/conversations/12/`, () =>
       HttpResponse.json({
         ...row(12, 1, "failed"),
-        record: {
+        record: conversationRecord({
           id: "r-12",
-          profile: "order_pizza",
           index: 1,
-          turns: [
-            { role: "user", text: "hi there", buttons: [] },
-            { role: "bot", text: "Welcome!", buttons: [] },
-          ],
-        },
+          turns: [turn("user", "hi there"), turn("bot", "Welcome!")],
+        }),
       }),
     ),
   );
@@ -240,7 +236,7 @@ describe("Shrink this failure", () => {
     const { run } = senseiRun();
     server.use(
       http.get(`/api/runs/${String(run.id)}/conversations/11/`, () =>
-        HttpResponse.json({ ...row(11, 0, "passed"), record: { id: "r-11", profile: "order_pizza", turns: [] } }),
+        HttpResponse.json({ ...row(11, 0, "passed"), record: conversationRecord({ id: "r-11" }) }),
       ),
     );
     const { user } = renderApp(`/sensei/${String(run.id)}`, { loggedIn: true });

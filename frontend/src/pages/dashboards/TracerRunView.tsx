@@ -131,8 +131,8 @@ export function sessionsFromEvents(events: RunEvent[]): [string, TranscriptTurn[
       role: event.data.role === "chatbot" || event.data.role === "bot" ? "bot" : "user",
       text: text(event.data.text),
       buttons: [],
-      atSeconds: null,
-      latencySeconds: null,
+      at_s: 0,
+      latency_s: null,
     };
     sessions.set(session, [...(sessions.get(session) ?? []), turn]);
   }

@@ -22,7 +22,7 @@ import {
 import { notifications } from "@mantine/notifications";
 import { useState } from "react";
 import { Link, useParams, useSearchParams } from "react-router";
-import { readConversationRecord, useConversation } from "../../api/runs/conversations";
+import { useConversation } from "../../api/runs/conversations";
 import { ApiError } from "../../api/errors";
 import { useAllProjects } from "../../api/workspace/projects";
 import {
@@ -309,7 +309,7 @@ function ConversationModal({ runId }: { runId: number }) {
       title="Conversation"
       size="xl"
     >
-      {conversation.data && <Transcript record={readConversationRecord(conversation.data.record, conversation.data)} />}
+      {conversation.data && <Transcript record={conversation.data.record} decision={conversation.data} />}
     </Modal>
   );
 }
