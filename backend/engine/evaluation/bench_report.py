@@ -29,7 +29,7 @@ class PhaseUsage(UsageTotals):
 
 
 class BenchUsage(PhaseUsage):
-    """The LLM usage of the whole bench, and per phase (tracer, judge, sensei_original, ...)."""
+    """The LLM usage of a bot or of the whole bench, and per phase (tracer, judge, sensei_original, ...)."""
 
     phases: dict[str, PhaseUsage] = Field(default_factory=dict)
 
