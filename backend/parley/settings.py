@@ -214,6 +214,10 @@ SPECTACULAR_SETTINGS = {
         "QualifyVerdictEnum": "engine.evaluation.qualify_result.VERDICTS",
         "QualifyRoleEnum": "engine.evaluation.qualify_result.ROLES",
         "TurnRoleEnum": ["user", "bot"],  # who speaks a turn, in every transcript shape
+        # One-value enums two fields share: a bench run's kind and its artefact's name; a transcript-built run's
+        # source and a TRACER run's artefact of transcripts.
+        "BenchEnum": ["bench"],
+        "TranscriptsEnum": ["transcripts"],
     },
 }
 

@@ -29,6 +29,7 @@ from engine.security.records import AttemptRecord
 from engine.security.result import CampaignSummary
 from engine.sensei.result import SenseiResult
 from engine.tracer.result import TracerSummary
+from runs.http.artefacts import CONTENT_MODELS, SERVED_ARTEFACTS
 from runs.http.statistics import RunStatistics
 from runs.models import Run
 from runs.verdict_counts import refreshed_result
@@ -53,9 +54,12 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
     Run.Kind.QUALIFY: QualifyResult,
 }
 
-# Every model the API serves through this hook: the results, what a run stores row by row, its aggregates.
+# Every model the API serves through this hook: the results, what a run stores row by row, its aggregates, its
+# artefacts.
 SERVED_MODELS: set[type[BaseModel]] = {
     *RESULT_MODELS.values(),
+    *SERVED_ARTEFACTS.values(),
+    *CONTENT_MODELS.values(),
     AttemptRecord,
     ConversationRecord,
     RuleReport,
@@ -100,9 +104,12 @@ RunResult = PolymorphicProxySerializer(
 
 
 class _Served(GenerateJsonSchema):
-    """A model as served: `model_dump` writes every field, so every field is required, defaults included."""
+    """A model as served: `model_dump` writes every field, so every field is required, defaults included — but
+    a TypedDict's `NotRequired` key, which a document leaves out when it has none."""
 
     def field_is_required(self, field: Any, total: bool) -> bool:
+        if field["type"] == "typed-dict-field":
+            return bool(super().field_is_required(field, total))
         return True
 
 

@@ -7,22 +7,12 @@ Every field has a default, so a result stored before one was added still loads.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from engine.evaluation.bench_report import BenchUsage
 from engine.evaluation.run import BenchResult
-from engine.llm import UsageTotals
-
-
-class PhaseUsage(UsageTotals):
-    wall_s: float = 0.0
-
-
-class BenchUsage(PhaseUsage):
-    """The LLM usage of the whole bench, and per phase (tracer, judge, sensei_original, ...)."""
-
-    phases: dict[str, PhaseUsage] = Field(default_factory=dict)
 
 
 class BenchSummary(BaseModel):
@@ -54,26 +44,25 @@ class BenchSummary(BaseModel):
 
 def bench_summary(result: BenchResult, bot: str) -> BenchSummary:
     """The headline figures of a finished bench on `bot`."""
-    data: dict[str, Any] = result.data
-    overall, scores = data["overall"], data["scores"]
-    mutation = overall["mutation"]
+    overall, scores = result.report.overall, result.report.scores
+    mutation = overall.mutation
     return BenchSummary(
         bot=bot,
-        mutation_score=mutation["mutation_score"],
-        mutation_score_automatic=scores["automatic"]["score"],
-        mutation_score_thesis_rule=scores["thesis_rule"]["with_oracles"]["score"],
-        mutants=mutation["selected"],
-        killed=mutation["killed"],
-        killed_automatic=scores["automatic"]["killed"],
-        live=mutation["live"],
-        stillborn=mutation["stillborn"],
-        inconclusive=mutation["inconclusive"],
-        controls=overall["controls"]["runs"],
-        controls_killed=overall["controls"]["with_oracles"]["killed"],
-        precision=overall["precision"],
-        recall=overall["recall"],
-        matcher=overall["matcher"],
-        false_alarm_rate=overall["false_alarms"]["rate"],
-        false_alarm_rate_automatic=overall["false_alarms"]["automatic"]["rate"],
-        usage=BenchUsage.model_validate(overall["usage"]),
+        mutation_score=mutation.mutation_score,
+        mutation_score_automatic=scores.automatic.score,
+        mutation_score_thesis_rule=scores.thesis_rule.with_oracles.score,
+        mutants=mutation.selected,
+        killed=mutation.killed,
+        killed_automatic=scores.automatic.killed,
+        live=mutation.live,
+        stillborn=mutation.stillborn,
+        inconclusive=mutation.inconclusive,
+        controls=overall.controls.runs,
+        controls_killed=overall.controls.with_oracles.killed,
+        precision=overall.precision,
+        recall=overall.recall,
+        matcher=overall.matcher,
+        false_alarm_rate=overall.false_alarms.rate,
+        false_alarm_rate_automatic=overall.false_alarms.automatic.rate,
+        usage=overall.usage,
     )

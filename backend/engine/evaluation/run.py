@@ -24,7 +24,8 @@ each bot's stages (`stage`, labelled with the bot), each mutant's outcome (`prog
 `Cancelled` between phases. Nothing here reads the environment.
 
 This module owns the run over every bot and the figures over all of them; `bench_bot` one bot's phases,
-`bench_runs` the SENSEI runs, their judging and the mutants' outcomes.
+`bench_runs` the SENSEI runs, their judging and the mutants' outcomes; `bench_report` the shape of the document
+(`BenchReport`, which bench.json and the platform's `bench` artefact both dump).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from typing import Any
 
 from engine.context import RunContext
 from engine.evaluation.bench_bot import bench_bot
+from engine.evaluation.bench_report import BenchReport
 from engine.evaluation.config import BenchConfig, BenchJob
 from engine.evaluation.report import comparison, render_markdown, write_report
 from engine.evaluation.scoring import MutantOutcome, scores
@@ -46,15 +48,15 @@ from engine.evaluation.totals import beside_controls, overall_figures
 
 @dataclass
 class BenchResult:
-    data: dict[str, Any]
+    report: BenchReport
     """Everything bench.json holds."""
     output_dir: Path | None = None
     outcomes: dict[str, list[MutantOutcome]] = field(default_factory=dict)
 
     @property
-    def overall(self) -> dict[str, Any]:
-        overall: dict[str, Any] = self.data["overall"]
-        return overall
+    def data(self) -> dict[str, Any]:
+        """The report as bench.json holds it (and the platform's `bench` artefact)."""
+        return self.report.model_dump(mode="json")
 
 
 def run_bench(job: BenchJob, context: RunContext | None = None) -> BenchResult:
@@ -73,7 +75,7 @@ def run_bench(job: BenchJob, context: RunContext | None = None) -> BenchResult:
     overall["wall_s"] = wall
     data: dict[str, Any] = {
         "provenance": provenance(config),
-        "config": _config_json(config, today),
+        "config": config.model_copy(update={"today": today}),
         "scores": scores(outcomes),
         "bots": bots,
         "overall": overall,
@@ -81,9 +83,10 @@ def run_bench(job: BenchJob, context: RunContext | None = None) -> BenchResult:
     }
     _controls_beside_scores(data)
     data["thesis"] = comparison(data)
-    result = BenchResult(data, config.output_dir, outcomes)
+    result = BenchResult(BenchReport.model_validate(data), config.output_dir, outcomes)
     if config.output_dir is not None:
-        write_report(config.output_dir, data, render_markdown(data))
+        document = result.data
+        write_report(config.output_dir, document, render_markdown(document))
     return result
 
 
@@ -125,10 +128,3 @@ def provenance(config: BenchConfig) -> dict[str, Any]:
             "repeats (same seeds, at least two conclusive original runs of that conversation)"
         ),
     }
-
-
-def _config_json(config: BenchConfig, today: date) -> dict[str, Any]:
-    data = config.model_dump(mode="json")
-    data["today"] = today.isoformat()
-    data["output_dir"] = str(config.output_dir) if config.output_dir else None
-    return data

@@ -9,6 +9,8 @@ chatbots, so the two are shown side by side and never combined (README D23).
 
 from __future__ import annotations
 
+from pydantic import BaseModel, Field
+
 TRACER_MODEL = "Gemini 2.0 Flash (temperature 1.0)"
 SENSEI_MODEL = "GPT-4o-mini (profiles' own temperatures)"
 BOT_MODEL = "GPT-4o-mini (temperature 0), Taskyto"
@@ -57,3 +59,99 @@ PRECISION = {  # Table 6.4: five public deployed chatbots, manual verification
 }
 PRECISION_TOTAL = {"functionalities": 210, "tp": 201, "fp": 9, "precision": 96.0}
 PRECISION_METHOD = "manual verification by the author, TRACER 20 sessions x 12 turns"
+
+
+# -- bench.json's `thesis` block: the thesis's tables 6.2-6.4 beside ours (`report.comparison`) ----------------------
+
+
+class ThesisModels(BaseModel):
+    thesis: dict[str, str] = Field(default_factory=dict)
+    """The thesis's model per role (tracer, sensei, bots)."""
+    ours: str = ""
+
+
+class ThesisValueCoverage(BaseModel):
+    tracer: float | None = None
+    sensei: float | None = None
+
+
+class ThesisCoverageRow(BaseModel):
+    """RQ1: value coverage of one bot (%)."""
+
+    bot: str = ""
+    thesis_bot: str | None = None
+    thesis: ThesisValueCoverage | None = None
+    ours: ThesisValueCoverage = Field(default_factory=ThesisValueCoverage)
+
+
+class ThesisMutation(BaseModel):
+    mutants: int = 0
+    score: float | None = None
+    live: int = 0
+
+
+class OurMutation(BaseModel):
+    mutants: int = 0
+    automatic: float | None = None
+    with_oracles: float | None = None
+    thesis_rule: float | None = None
+
+
+class ThesisMutationRow(BaseModel):
+    """RQ2: the mutation score of one bot (%)."""
+
+    bot: str = ""
+    thesis_bot: str | None = None
+    thesis: ThesisMutation | None = None
+    ours: OurMutation = Field(default_factory=OurMutation)
+
+
+class ThesisMutationTotal(BaseModel):
+    thesis: ThesisMutation = Field(default_factory=ThesisMutation)
+    ours: OurMutation = Field(default_factory=OurMutation)
+
+
+class ThesisOperatorRow(OurMutation):
+    """RQ2: the mutation score of one operator (%); the thesis published none."""
+
+    operator: str = ""
+    thesis: float | None = None
+
+
+class ThesisPrecision(BaseModel):
+    functionalities: int = 0
+    tp: int = 0
+    fp: int = 0
+    precision: float | None = None
+
+
+class ThesisPrecisionTable(BaseModel):
+    chatbots: dict[str, ThesisPrecision] = Field(default_factory=dict)
+    total: ThesisPrecision = Field(default_factory=ThesisPrecision)
+    method: str = ""
+
+
+class OurPrecision(BaseModel):
+    bot: str = ""
+    functionalities: int = 0
+    true_positives: int = 0
+    false_positives: int = 0
+    precision: float | None = None
+    matcher: str = ""
+
+
+class ThesisPrecisionComparison(BaseModel):
+    """RQ3: never combined, the thesis measured other chatbots."""
+
+    note: str = ""
+    thesis: ThesisPrecisionTable = Field(default_factory=ThesisPrecisionTable)
+    ours: list[OurPrecision] = Field(default_factory=list)
+
+
+class ThesisComparison(BaseModel):
+    models: ThesisModels = Field(default_factory=ThesisModels)
+    rq1_value_coverage: list[ThesisCoverageRow] = Field(default_factory=list)
+    rq2_mutation_per_bot: list[ThesisMutationRow] = Field(default_factory=list)
+    rq2_mutation_total: ThesisMutationTotal = Field(default_factory=ThesisMutationTotal)
+    rq2_mutation_per_operator: list[ThesisOperatorRow] = Field(default_factory=list)
+    rq3_precision: ThesisPrecisionComparison = Field(default_factory=ThesisPrecisionComparison)

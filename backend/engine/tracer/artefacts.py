@@ -1,5 +1,7 @@
 """The files a TRACER run leaves behind, built from the final state (so a resumed run writes the same files).
 
+The JSON files are the dumps of `engine.tracer.documents`' models, which the platform serves typed.
+
 - `model.json`: languages, fallback, chatbot type, functionalities with parents, children, category,
   parameters, outputs and `found_at` (the session and turn whose reply showed each; each node once; joins are
   nodes with several parents);
@@ -19,8 +21,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from engine.llm import UsageTotals
+from engine.tracer.documents import (
+    GraphEdge,
+    GraphNode,
+    ModelDocument,
+    ModelFunctionality,
+    TracerUsage,
+    WorkflowGraph,
+)
 from engine.tracer.model import FunctionalModel
-from engine.tracer.state import ProfileRecord, Transcript
+from engine.tracer.state import ExplorationTranscript, ProfileRecord
 from engine.tracer.workflow import UNCATEGORISED
 
 START = "__start__"
@@ -30,28 +41,29 @@ PROFILE_STEPS = ("group", "profiles", "repair")
 
 
 def model_json(model: FunctionalModel) -> dict[str, Any]:
-    return {
-        "languages": model.languages,
-        "fallback": model.fallback,
-        "chatbot_type": model.chatbot_type,
-        "greets_first": model.greets_first,
-        "categories": model.categories(),
-        "functionalities": [
-            {
-                "name": node.name,
-                "description": node.description,
-                "category": node.category or UNCATEGORISED,
-                "parents": node.parents,
-                "children": model.children_of(node.name),
-                "parameters": [p.model_dump() for p in node.parameters],
-                "outputs": [o.model_dump() for o in node.outputs],
-                "discovered_in_sessions": node.discovered_in,
-                "found_at": [f.model_dump() for f in node.found_at],
-                "merged_from": node.merged_from,
-            }
+    """model.json (`ModelDocument`)."""
+    return ModelDocument(
+        languages=model.languages,
+        fallback=model.fallback,
+        chatbot_type=model.chatbot_type,
+        greets_first=model.greets_first,
+        categories=model.categories(),
+        functionalities=[
+            ModelFunctionality(
+                name=node.name,
+                description=node.description,
+                category=node.category or UNCATEGORISED,
+                parents=node.parents,
+                children=model.children_of(node.name),
+                parameters=node.parameters,
+                outputs=node.outputs,
+                discovered_in_sessions=node.discovered_in,
+                found_at=node.found_at,
+                merged_from=node.merged_from,
+            )
             for node in model.functionalities
         ],
-    }
+    ).model_dump(mode="json")
 
 
 def _depths(model: FunctionalModel) -> dict[str, int]:
@@ -72,27 +84,28 @@ def _depths(model: FunctionalModel) -> dict[str, int]:
 
 
 def graph_json(model: FunctionalModel) -> dict[str, Any]:
+    """graph.json (`WorkflowGraph`)."""
     depth = _depths(model)
-    nodes: list[dict[str, Any]] = [{"id": START, "label": "Start", "kind": "start"}]
-    for node in model.functionalities:
-        nodes.append(
-            {
-                "id": node.name,
-                "label": node.name.replace("_", " ").capitalize(),
-                "kind": "functionality",
-                "category": node.category or UNCATEGORISED,
-                "description": node.description,
-                "parameters": [p.model_dump() for p in node.parameters],
-                "outputs": [o.model_dump() for o in node.outputs],
-                "depth": depth.get(node.name, 0),
-                "is_root": not node.parents,
-                "is_join": len(node.parents) > 1,
-                "found_at": [f.model_dump() for f in node.found_at],
-            }
+    nodes = [GraphNode(id=START, label="Start", kind="start")]
+    nodes += [
+        GraphNode(
+            id=node.name,
+            label=node.name.replace("_", " ").capitalize(),
+            category=node.category or UNCATEGORISED,
+            description=node.description,
+            parameters=node.parameters,
+            outputs=node.outputs,
+            depth=depth.get(node.name, 0),
+            is_root=not node.parents,
+            is_join=len(node.parents) > 1,
+            found_at=node.found_at,
         )
-    edges = [{"source": START, "target": name, "kind": "entry"} for name in model.roots()]
-    edges += [{"source": parent, "target": child, "kind": "flow"} for parent, child in model.edges()]
-    return {"nodes": nodes, "edges": edges, "categories": model.categories(), "joins": model.joins()}
+        for node in model.functionalities
+    ]
+    edges = [GraphEdge(source=START, target=name, kind="entry") for name in model.roots()]
+    edges += [GraphEdge(source=parent, target=child) for parent, child in model.edges()]
+    graph = WorkflowGraph(nodes=nodes, edges=edges, categories=model.categories(), joins=model.joins())
+    return graph.model_dump(mode="json")
 
 
 def _quote(text: str) -> str:
@@ -149,26 +162,26 @@ def render_svg(dot_source: str, target: Path) -> str | None:
 
 
 def usage_json(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """usage.json (`TracerUsage`)."""
     by_tag: Counter[str] = Counter(record["tag"] for record in records)
-    steps: dict[str, dict[str, Any]] = {}
+    steps: dict[str, UsageTotals] = {}
     for record in records:
-        step = record["tag"].split(".", 1)[-1]
-        entry = steps.setdefault(
-            step, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0}
-        )
-        entry["calls"] += 1
-        entry["prompt_tokens"] += record.get("prompt_tokens") or 0
-        entry["completion_tokens"] += record.get("completion_tokens") or 0
-        entry["cost_usd"] += record.get("cost_usd") or 0.0
-    return {
-        "calls": len(records),
-        "calls_by_tag": dict(sorted(by_tag.items())),
-        "prompt_tokens": sum(r.get("prompt_tokens") or 0 for r in records),
-        "completion_tokens": sum(r.get("completion_tokens") or 0 for r in records),
-        "cost_usd": round(sum(r.get("cost_usd") or 0.0 for r in records), 8),
-        "failed_calls": sum(1 for r in records if not r.get("ok", True)),
-        "by_step": {step: {**v, "cost_usd": round(v["cost_usd"], 8)} for step, v in sorted(steps.items())},
-    }
+        entry = steps.setdefault(record["tag"].split(".", 1)[-1], UsageTotals())
+        entry.calls += 1
+        entry.prompt_tokens += record.get("prompt_tokens") or 0
+        entry.completion_tokens += record.get("completion_tokens") or 0
+        entry.cost_usd += record.get("cost_usd") or 0.0
+    for entry in steps.values():
+        entry.cost_usd = round(entry.cost_usd, 8)
+    return TracerUsage(
+        calls=len(records),
+        calls_by_tag=dict(sorted(by_tag.items())),
+        prompt_tokens=sum(r.get("prompt_tokens") or 0 for r in records),
+        completion_tokens=sum(r.get("completion_tokens") or 0 for r in records),
+        cost_usd=round(sum(r.get("cost_usd") or 0.0 for r in records), 8),
+        failed_calls=sum(1 for r in records if not r.get("ok", True)),
+        by_step=dict(sorted(steps.items())),
+    ).model_dump(mode="json")
 
 
 def _phase_rows(usage: dict[str, Any]) -> list[str]:
@@ -195,7 +208,7 @@ def _duration(seconds: float) -> str:
 def report_md(
     model: FunctionalModel,
     profiles: list[ProfileRecord],
-    transcripts: list[Transcript],
+    transcripts: list[ExplorationTranscript],
     usage: dict[str, Any],
     *,
     duration_s: float,
@@ -265,7 +278,7 @@ def write_artefacts(
     out: Path,
     model: FunctionalModel,
     profiles: list[ProfileRecord],
-    transcripts: list[Transcript],
+    transcripts: list[ExplorationTranscript],
     usage_records: list[dict[str, Any]],
     *,
     duration_s: float,

@@ -34,7 +34,7 @@ from engine.tracer.model import (
     snake_name,
 )
 from engine.tracer.similarity import Candidate, shortlist
-from engine.tracer.state import TracerState, Transcript
+from engine.tracer.state import ExplorationTranscript, TracerState
 
 logger = logging.getLogger("engine.tracer")
 
@@ -269,7 +269,7 @@ def resolve_candidates(
 # -- nodes --------------------------------------------------------------------------------------------------------
 
 
-def format_transcript(transcript: Transcript) -> str:
+def format_transcript(transcript: ExplorationTranscript) -> str:
     """The conversation as `User:` / `Chatbot:` lines; turns the chatbot failed to answer are left out."""
     lines = []
     for turn in transcript["turns"]:
@@ -296,7 +296,7 @@ def _add_extracted(
     deps: TracerDeps,
     model: FunctionalModel,
     answer: ExtractionAnswer,
-    transcript: Transcript,
+    transcript: ExplorationTranscript,
     focus: str | None,
 ) -> list[str]:
     added: list[str] = []
@@ -423,7 +423,7 @@ LEXICAL_NOTE = (
 )
 
 
-def relocate(model: FunctionalModel, transcripts: list[Transcript]) -> None:
+def relocate(model: FunctionalModel, transcripts: list[ExplorationTranscript]) -> None:
     """Every node's `found_at` located again, once its merges are done, in the sessions it was discovered in: a
     merge carries the absorbed node's turns, which show the absorbed step (a greeting folded into "which pizza"
     would otherwise make the greeting the prefix that reaches the pizza step). A session where the merged node

@@ -23,7 +23,7 @@ from engine.tracer import prompts
 from engine.tracer.deps import TRACER_CANCELLED, TracerDeps, survivable
 from engine.tracer.model import FallbackVerdict, FunctionalModel, ProbeAnswer, RewrittenTurn
 from engine.tracer.similarity import common_reply, fallback_similarity, sounds_like_assistant
-from engine.tracer.state import Ended, TracerState, Transcript, Turn
+from engine.tracer.state import Ended, ExplorationTranscript, ExplorationTurn, TracerState
 
 logger = logging.getLogger("engine.tracer")
 COMPLETE = "EXPLORATION COMPLETE"
@@ -176,7 +176,7 @@ def _focus_text(model: FunctionalModel, focus: str | None) -> str:
     return prompts.BRANCH_FOCUS.format(name=node.name, description=node.description, parameters=parameters)
 
 
-def _llm_history(system_prompt: str, turns: list[Turn], window: int, nudge: str) -> list[Message]:
+def _llm_history(system_prompt: str, turns: list[ExplorationTurn], window: int, nudge: str) -> list[Message]:
     messages: list[Message] = [system(system_prompt)]
     for turn in turns[-window:]:
         # The explorer LLM plays the user, so its own lines are "assistant" and the chatbot's are "user".
@@ -194,12 +194,12 @@ class _Session:
         self.model = model
         self.number = number
         self.focus = focus
-        self.turns: list[Turn] = []
+        self.turns: list[ExplorationTurn] = []
         self.warnings: list[str] = []
         self.language = primary_language(model)
 
     def add(self, role: Literal["explorer", "chatbot"], text: str, *, fallback: bool = False) -> None:
-        self.turns.append(Turn(role=role, text=text, fallback=fallback))
+        self.turns.append(ExplorationTurn(role=role, text=text, fallback=fallback))
         self.deps.context.reporter.message(role, text, session=self.number)
 
     def warn(self, text: str) -> None:
@@ -240,7 +240,7 @@ class _Session:
         messages = _llm_history(system_prompt, self.turns, self.deps.config.history_messages, nudge)
         return self.deps.llm.complete(messages, tag="tracer.explore").strip()
 
-    def run(self) -> Transcript:
+    def run(self) -> ExplorationTranscript:
         """The session's conversation. A chatbot failure on one turn is recorded and the conversation goes on
         (two in a row end it); an LLM failure ends it early, keeping what was said (`extract` decides)."""
         ended: Ended
@@ -252,7 +252,7 @@ class _Session:
             self.warn(
                 f"Session {self.number}: the chatbot failed to start a conversation ({exc.user_message})."
             )
-            return Transcript(
+            return ExplorationTranscript(
                 session=self.number, focus=self.focus, turns=[], ended="chatbot_error", error=exc.user_message
             )
         if greeting:
@@ -267,7 +267,9 @@ class _Session:
                 f"Session {self.number} was cut short: the language model failed ({exc.user_message}); "
                 "the conversation so far is kept."
             )
-        return Transcript(session=self.number, focus=self.focus, turns=self.turns, ended=ended, error=error)
+        return ExplorationTranscript(
+            session=self.number, focus=self.focus, turns=self.turns, ended=ended, error=error
+        )
 
     def converse(self) -> tuple[Ended, str | None]:
         deps, config = self.deps, self.deps.config
@@ -325,7 +327,9 @@ class _Session:
                 return "chatbot_error", exc.user_message
             except ConnectorError as exc:
                 errors_in_row += 1
-                self.turns.append(Turn(role="chatbot", text="", fallback=False, error=exc.user_message))
+                self.turns.append(
+                    ExplorationTurn(role="chatbot", text="", fallback=False, error=exc.user_message)
+                )
                 if errors_in_row >= MAX_ERRORS_IN_ROW:
                     self.warn(
                         f"Session {self.number}: the chatbot failed {errors_in_row} times in a row "

@@ -18,7 +18,7 @@ from collections import Counter
 
 from engine.tracer.model import FoundAt, Functionality
 from engine.tracer.similarity import words as _words
-from engine.tracer.state import Transcript
+from engine.tracer.state import ExplorationTranscript
 
 
 def words(text: str) -> list[str]:
@@ -35,7 +35,7 @@ def _node_words(node: Functionality) -> set[str]:
     return set(words(" ".join(parts)))
 
 
-def _replies(transcript: Transcript) -> list[tuple[int, str]]:
+def _replies(transcript: ExplorationTranscript) -> list[tuple[int, str]]:
     """(user messages sent before it, text) of every chatbot reply that may show a functionality."""
     found, sent = [], 0
     for turn in transcript["turns"]:
@@ -59,7 +59,7 @@ def _asked(text: str) -> tuple[set[str], set[str]]:
     return set(words(questions)), set(words(options))
 
 
-def locate(node: Functionality, transcript: Transcript) -> FoundAt | None:
+def locate(node: Functionality, transcript: ExplorationTranscript) -> FoundAt | None:
     """The turn of `transcript` whose chatbot reply showed `node`, or None when no reply shares a word with it.
 
     For a step that asks for an input, a word of the reply's question counts twice a word of its options (a

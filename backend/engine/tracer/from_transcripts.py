@@ -33,7 +33,7 @@ from engine.tracer.config import TracerConfig
 from engine.tracer.deps import TracerDeps
 from engine.tracer.model import FunctionalModel
 from engine.tracer.similarity import fallback_similarity
-from engine.tracer.state import ProfileRecord, TracerState, Transcript, Turn
+from engine.tracer.state import ExplorationTranscript, ExplorationTurn, ProfileRecord, TracerState
 from engine.transcripts import Conversation
 from engine.transcripts.measures import infer_fallback
 
@@ -177,16 +177,18 @@ def infer_languages(conversations: Iterable[Conversation]) -> list[str]:
     return [name for name, _ in votes.most_common()] or ["English"]
 
 
-def to_transcript(conversation: Conversation, session: int, fallback: str | None, sure: float) -> Transcript:
+def to_transcript(
+    conversation: Conversation, session: int, fallback: str | None, sure: float
+) -> ExplorationTranscript:
     """A conversation as a TRACER session transcript: the user speaks where the explorer would."""
-    turns: list[Turn] = []
+    turns: list[ExplorationTurn] = []
     for turn in conversation.turns:
         if turn.role == "user":
-            turns.append(Turn(role="explorer", text=turn.text, fallback=False))
+            turns.append(ExplorationTurn(role="explorer", text=turn.text, fallback=False))
         else:
             is_fallback = bool(fallback) and fallback_similarity(turn.text, fallback) >= sure
-            turns.append(Turn(role="chatbot", text=turn.text, fallback=is_fallback))
-    return Transcript(session=session, focus=None, turns=turns, ended="complete", error=None)
+            turns.append(ExplorationTurn(role="chatbot", text=turn.text, fallback=is_fallback))
+    return ExplorationTranscript(session=session, focus=None, turns=turns, ended="complete", error=None)
 
 
 def _merge(state: TracerState, update: dict[str, Any]) -> None:

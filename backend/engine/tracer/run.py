@@ -24,7 +24,7 @@ from engine.tracer.deps import TracerDeps
 from engine.tracer.graph import build_graph
 from engine.tracer.model import FunctionalModel
 from engine.tracer.result import TracerSummary
-from engine.tracer.state import ProfileRecord, Transcript
+from engine.tracer.state import ExplorationTranscript, ProfileRecord
 
 logger = logging.getLogger("engine.tracer")
 
@@ -34,7 +34,7 @@ class TracerResult:
     run_id: str
     model: FunctionalModel
     profiles: list[ProfileRecord]
-    transcripts: list[Transcript]
+    transcripts: list[ExplorationTranscript]
     usage: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     output_dir: Path | None = None

@@ -9,14 +9,16 @@ appended to (each node returns only what it added).
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired
+
+from typing_extensions import TypedDict  # pydantic reads it on Python 3.11: the transcripts are served typed
 
 Role = Literal["explorer", "chatbot"]
 Ended = Literal["complete", "turn_limit", "chatbot_error", "bot_quit", "llm_error"]
 Stage = Literal["probe", "explore", "consolidate", "classify", "workflow", "profiles", "artefacts", "done"]
 
 
-class Turn(TypedDict):
+class ExplorationTurn(TypedDict):
     role: Role
     text: str
     fallback: bool
@@ -24,12 +26,12 @@ class Turn(TypedDict):
     """Set on a chatbot turn that failed (HTTP 500, timeout...): the error, recorded; exploration went on."""
 
 
-class Transcript(TypedDict):
+class ExplorationTranscript(TypedDict):
     session: int
     """1-based session number."""
     focus: str | None
     """The functionality this session explored; None for a general session."""
-    turns: list[Turn]
+    turns: list[ExplorationTurn]
     ended: Ended
     error: str | None
 
@@ -64,9 +66,9 @@ class TracerState(TypedDict, total=False):
     """Functionalities already used as a session focus; never explored twice."""
     focus: str | None
     """The focus of the session in progress (chosen by `select`)."""
-    pending: Transcript | None
+    pending: ExplorationTranscript | None
     """The transcript of the last session, until `extract` has analysed it."""
-    transcripts: Annotated[list[Transcript], operator.add]
+    transcripts: Annotated[list[ExplorationTranscript], operator.add]
     judged_pairs: Annotated[list[str], union]
     """Candidate duplicate pairs the LLM already judged ("a|b", sorted), so none is asked twice."""
     llm_failed_sessions: int
@@ -85,7 +87,7 @@ class TracerOutput(TypedDict, total=False):
     run_id: str
     stage: Stage
     model: dict[str, Any]
-    transcripts: list[Transcript]
+    transcripts: list[ExplorationTranscript]
     profiles: list[ProfileRecord]
     usage: list[dict[str, Any]]
     warnings: list[str]

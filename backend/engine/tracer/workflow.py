@@ -18,13 +18,13 @@ from engine.tracer.consolidate import format_transcript
 from engine.tracer.deps import TracerDeps
 from engine.tracer.explore import load_model
 from engine.tracer.model import ClassificationAnswer, FunctionalModel, WorkflowAnswer, snake_name
-from engine.tracer.state import TracerState, Transcript
+from engine.tracer.state import ExplorationTranscript, TracerState
 
 logger = logging.getLogger("engine.tracer")
 UNCATEGORISED = "Uncategorised"
 
 
-def snippets(transcripts: list[Transcript], *, per_session: int, total: int) -> str:
+def snippets(transcripts: list[ExplorationTranscript], *, per_session: int, total: int) -> str:
     """Beginning and end of each session's transcript, within a total character budget."""
     parts: list[str] = []
     used = 0

@@ -25,10 +25,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from engine.regression.coverage import coverage, graph_nodes
+from engine.tracer.documents import WorkflowGraph
 from engine.tracer.drafts import MAX_CHOSEN
 from runs import services
 from runs.http.compare import run_data_of
-from runs.http.serializers import RunSerializer
+from runs.http.serializers import RunSerializer, served_content, stored_model_field
 from runs.models import Artefact, Run
 from runs.selectors import readable_runs
 from runs.worker import tasks
@@ -102,7 +103,7 @@ COVERAGE_RESPONSE = inline_serializer(
     {
         "run": serializers.IntegerField(),
         "tracer_run": serializers.IntegerField(),
-        "graph": serializers.JSONField(help_text="The TRACER run's graph (as its `graph` artefact)."),
+        "graph": stored_model_field(WorkflowGraph),  # the TRACER run's graph, as its `graph` artefact
         "method": serializers.CharField(),
         "method_note": serializers.CharField(),
         "decided": serializers.BooleanField(
@@ -141,8 +142,7 @@ class CoverageView(APIView):
         query = CoverageQuery(data={k: v for k, v in request.query_params.items() if k == "tracer"})
         query.is_valid(raise_exception=True)
         tracer = tracer_run_for(request, run, query.validated_data.get("tracer"))
-        graph = _artefact(tracer, Artefact.Name.GRAPH)
-        graph = graph if isinstance(graph, dict) else {}
+        graph = served_content(Artefact.Name.GRAPH, _artefact(tracer, Artefact.Name.GRAPH))
         data = {
             "run": run.pk,
             "tracer_run": tracer.pk,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any, TypeVar
 
 from drf_spectacular.utils import extend_schema_field
@@ -15,6 +16,7 @@ from engine.llm import UsageTotals
 from engine.security import needs_model
 from engine.security.records import AttemptRecord
 from engine.sensei import new_seed
+from runs.http.artefacts import CONTENT_MODELS
 from runs.http.conversation_list import FAULTS, VERDICTS, row_decision, row_verdict
 from runs.http.transcript_inputs import calibrated_user_input, transcript_tracer_input
 from runs.models import Artefact, Conversation, RuleResult, Run, RunEvent, SecurityAttempt
@@ -30,6 +32,8 @@ TRACER_TURNS = (2, 30)
 BENCH_REPEATS = (1, 10)
 BENCH_MUTANTS_PER_OPERATOR = (0, 10)
 
+
+logger = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -441,11 +445,35 @@ class ConversationSerializer(ConversationListSerializer):
         read_only_fields = fields
 
 
+def served_content(name: str, stored: Any) -> Any:
+    """An artefact's stored content brought to its model's current shape (`runs.http.artefacts`): the Markdown
+    report as text (an early one was stored as `{"text": ...}`), a JSON document `leniently` — and as the model's
+    empty document when it is not even the right kind of JSON."""
+    if name == Artefact.Name.REPORT:
+        text = stored.get("text") if isinstance(stored, dict) else stored
+        return text if isinstance(text, str) else ""
+    model = CONTENT_MODELS.get(name)
+    if model is None:  # an artefact the API does not serve (a SENSEI run's recorded exchanges)
+        return stored
+    try:
+        return leniently(model, stored).model_dump(mode="json")
+    except ValidationError:
+        logger.warning("A stored %s artefact does not load; served empty", name)
+        return model().model_dump(mode="json")
+
+
 class ArtefactSerializer(serializers.ModelSerializer[Artefact]):
+    """An artefact, its content typed by its name (`runs.http.artefacts.ArtefactResponse` in the schema)."""
+
     class Meta:
         model = Artefact
         fields = ("name", "content", "created_at")
         read_only_fields = fields
+
+    def to_representation(self, artefact: Artefact) -> dict[str, Any]:
+        document = super().to_representation(artefact)
+        document["content"] = served_content(artefact.name, artefact.content)
+        return document
 
 
 class RuleResultSerializer(serializers.ModelSerializer[RuleResult]):

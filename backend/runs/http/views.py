@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 
 from runs import services
 from runs.http import exports
+from runs.http.artefacts import ArtefactResponse
 from runs.http.conversation_list import FAULTS, VERDICTS, listed_conversations, with_fault, with_verdict
 from runs.http.serializers import (
     ArtefactSerializer,
@@ -220,7 +221,7 @@ class RunViewSet(
         return Response(ConversationSerializer(row).data)
 
     @extend_schema(
-        responses=ArtefactSerializer,
+        responses=ArtefactResponse,
         summary="An artefact: TRACER's model, report, graph, transcripts or usage; a bench's bench or report; "
         "a SENSEI run's plan",
     )

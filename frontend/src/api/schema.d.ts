@@ -1478,12 +1478,7 @@ export interface components {
         ApplyRequest: {
             project: number;
         };
-        Artefact: {
-            readonly name: components["schemas"]["NameEnum"];
-            readonly content: unknown;
-            /** Format: date-time */
-            readonly created_at: string;
-        };
+        Artefact: components["schemas"]["ModelArtefact"] | components["schemas"]["GraphArtefact"] | components["schemas"]["TranscriptsArtefact"] | components["schemas"]["UsageArtefact"] | components["schemas"]["BenchArtefact"] | components["schemas"]["ReportArtefact"] | components["schemas"]["PlanArtefact"];
         AttackDeliveryRow: {
             /** @default 0 */
             attempts: number;
@@ -1617,6 +1612,206 @@ export interface components {
             /** @description The baseline run, or null when there is none. */
             run: number | null;
         };
+        BenchArtefact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            name: "bench";
+            content: components["schemas"]["BenchReport"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        BenchConfig: {
+            /**
+             * @description reference bot ids
+             * @default [
+             *       "pizza",
+             *       "bike",
+             *       "photography",
+             *       "veterinary"
+             *     ]
+             */
+            bots: string[];
+            /**
+             * @description TRACER exploration sessions
+             * @default 10
+             */
+            sessions: number;
+            /**
+             * @description TRACER explorer messages per session
+             * @default 8
+             */
+            turns: number;
+            /**
+             * @description mutants drawn at random per operator and bot (all when fewer exist)
+             * @default 2
+             */
+            mutants_per_operator: number;
+            /**
+             * @description mutation operators to draw from (None: all of them)
+             * @default null
+             */
+            operators: string[] | null;
+            /**
+             * @description explicit mutant ids per bot; replaces the random draw for the bots it names
+             * @default null
+             */
+            mutants: {
+                [key: string]: string[];
+            } | null;
+            /**
+             * @description SENSEI runs, with the same seeds, on each original bot and on each mutant
+             * @default 3
+             */
+            repeats: number;
+            /**
+             * @description control runs per bot: the unmodified bot run again as if it were a mutant, never scored; any kill of a control is noise, so their kill rate is the bench's rate of spurious kills (three by default: 0 of 1 says nothing)
+             * @default 3
+             */
+            controls: number;
+            /**
+             * @description fixed profile YAML per bot: SENSEI runs these instead of TRACER's profiles (TRACER still runs, for its model's rules); the same plan for every model a qualification compares
+             * @default null
+             */
+            profiles: {
+                [key: string]: string[];
+            } | null;
+            /**
+             * @description run only the first N planned conversations of each profile (None: all; qualification sizes)
+             * @default null
+             */
+            conversations_per_profile: number | null;
+            /**
+             * @description cap on each conversation's user turns (None: the profiles' own)
+             * @default null
+             */
+            max_user_turns: number | null;
+            /**
+             * @description SENSEI runs only the first N of TRACER's valid profiles (None: all)
+             * @default null
+             */
+            max_profiles: number | null;
+            /**
+             * @description SENSEI's judge and extractor get a client of their own (role `extractor:...`) instead of sharing the simulated user's: model qualification plays the two roles with different models
+             * @default false
+             */
+            separate_judge: boolean;
+            /**
+             * @description SENSEI conversations at once
+             * @default 4
+             */
+            concurrency: number;
+            /**
+             * @description seeds the mutant draw, TRACER and SENSEI
+             * @default 0
+             */
+            seed: number;
+            /**
+             * Format: date
+             * @description the bots' reference date (None: today)
+             * @default null
+             */
+            today: string | null;
+            /**
+             * Format: path
+             * @description bench.json, bench.md, rules/, profiles/
+             * @default null
+             */
+            output_dir: string | null;
+            /**
+             * @description who matches functionalities to the ground truth: a judge model, or word overlap (offline)
+             * @default llm
+             */
+            matcher: components["schemas"]["MatcherEnum"];
+            /** @default null */
+            provider: string | null;
+            /** @default null */
+            model: string | null;
+            /**
+             * @description None: the provider's default
+             * @default null
+             */
+            temperature: number | null;
+            /**
+             * @description what the model is, when the name does not say (e.g. an LLM double)
+             * @default null
+             */
+            llm_note: string | null;
+        };
+        /** @enum {string} */
+        BenchEnum: "bench";
+        BenchProfile: {
+            /** @default  */
+            name: string;
+            /** @default null */
+            temperature: number | null;
+            /** @default null */
+            model: string | null;
+            /** @default 0 */
+            goals: number;
+            /** @default  */
+            key: string;
+            out_of_range: {
+                [key: string]: string[];
+            };
+        };
+        /** @description What every figure depends on: printed at the top of bench.json and under every table of bench.md. */
+        BenchProvenance: {
+            /** @default null */
+            provider: string | null;
+            /** @default null */
+            model: string | null;
+            /** @default null */
+            temperature: number | null;
+            /** @default 0 */
+            seed: number;
+            /** @default 0 */
+            repeats: number;
+            /** @default  */
+            parley_version: string;
+            /** @default null */
+            llm_note: string | null;
+            /** @default  */
+            matcher: string;
+            /** @default  */
+            counting: string;
+        };
+        /** @description Everything bench.json holds. */
+        BenchReport: {
+            provenance: components["schemas"]["BenchProvenance"];
+            config: components["schemas"]["BenchConfig"];
+            scores: components["schemas"]["BenchScores"];
+            bots: {
+                [key: string]: components["schemas"]["BotReport"];
+            };
+            overall: components["schemas"]["OverallFigures"];
+            /** @default 0 */
+            wall_s: number;
+            /** @default null */
+            thesis: components["schemas"]["ThesisComparison"] | null;
+        };
+        BenchRule: {
+            /** @default  */
+            name: string;
+            /** @default  */
+            kind: string;
+            /** @default oracle */
+            source: components["schemas"]["BenchRuleSourceEnum"];
+            /** @default  */
+            description: string;
+        };
+        /** @enum {string} */
+        BenchRuleSourceEnum: "automatic" | "oracle";
+        /**
+         * @description Differential scores: `automatic` (what Parley tells a user without ground truth) and `with_oracles` (the
+         *     headline, with the ground-truth rules), and the thesis rule beside them.
+         */
+        BenchScores: {
+            automatic: components["schemas"]["CountingScores"];
+            with_oracles: components["schemas"]["CountingScores"];
+            thesis_rule: components["schemas"]["ThesisRuleScores"];
+        };
         /** @description A bench in figures. Scores and rates are percentages (0..100); None when nothing was scored. */
         BenchSummary: {
             /**
@@ -1662,9 +1857,7 @@ export interface components {
             false_alarm_rate_automatic: number | null;
             usage: components["schemas"]["BenchUsage"];
         };
-        /** @enum {string} */
-        BenchSummaryKindEnum: "bench";
-        /** @description The LLM usage of the whole bench, and per phase (tracer, judge, sensei_original, ...). */
+        /** @description The LLM usage of a bot or of the whole bench, and per phase (tracer, judge, sensei_original, ...). */
         BenchUsage: {
             /** @default 0 */
             calls: number;
@@ -1685,6 +1878,35 @@ export interface components {
             };
         };
         /**
+         * @description A kill rate with the control kill rate of the same counting beside it, and a note when the two 95 %
+         *     intervals overlap (the score cannot be told apart from noise).
+         */
+        BesideControls: {
+            /** @default 0 */
+            selected: number;
+            /** @default 0 */
+            killed: number;
+            /** @default 0 */
+            live: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            stillborn: number;
+            /** @default 0 */
+            scored: number;
+            /** @default null */
+            score: number | null;
+            /** @default null */
+            ci95: number[] | null;
+            per_repeat: (number | null)[];
+            /** @default null */
+            controls: components["schemas"]["ControlRate"] | null;
+            /** @default null */
+            overlaps_controls: boolean | null;
+            /** @default null */
+            note: string | null;
+        };
+        /**
          * @description Everything the chatbot produced in answer to one user turn (or spontaneously, for a greeting).
          *
          *     `messages` are the separate bubbles in order (possibly none: a silent bot); `raw` is the decoded response
@@ -1701,6 +1923,22 @@ export interface components {
             latency_s: number;
             /** @default false */
             ended: boolean;
+        };
+        /** @description One bot's block of bench.json (`bench_bot`). */
+        BotReport: {
+            /** @default  */
+            bot: string;
+            /** @default  */
+            name: string;
+            sizes: components["schemas"]["GroundTruthSizes"];
+            tracer: components["schemas"]["TracerFigures"];
+            profiles: components["schemas"]["BenchProfile"][];
+            rules: components["schemas"]["BenchRule"][];
+            sensei: components["schemas"]["SenseiFigures"];
+            mutation: components["schemas"]["MutationFigures"];
+            scores: components["schemas"]["BenchScores"];
+            controls: components["schemas"]["ControlRuns"];
+            usage: components["schemas"]["BenchUsage"];
         };
         /** @description The breach rate of one group (all attempts, one attack, one delivery mode or one state) on both sides. */
         BreachGroup: {
@@ -1834,6 +2072,8 @@ export interface components {
         };
         /** @enum {string} */
         CampaignSummaryKindEnum: "security";
+        /** @enum {string} */
+        ChatbotTypeEnum: "transactional" | "informational" | "unknown";
         /** @description A scripted profile's check on the chatbot's reply (`engine.sensei.scripted`). */
         CheckOutcome: {
             /** @default 0 */
@@ -2108,6 +2348,25 @@ export interface components {
                 [key: string]: unknown;
             }[];
         };
+        /** @description How many of the scored runs were killed (controls) or flagged (false alarms). */
+        ControlRate: {
+            /** @default 0 */
+            killed: number;
+            /** @default 0 */
+            scored: number;
+            /** @default null */
+            rate: number | null;
+            /** @default null */
+            ci95: number[] | null;
+        };
+        /** @description The control runs: the unmodified bot run again as a mutant; whatever "kills" one is noise. */
+        ControlRuns: {
+            /** @default 0 */
+            runs: number;
+            automatic: components["schemas"]["ControlRate"];
+            with_oracles: components["schemas"]["ControlRate"];
+            outcomes: components["schemas"]["MutantResult"][];
+        };
         /**
          * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault),
          *     `verdict_reason` why ("<reason>: <explanation>", see engine.sensei.verdicts), `fault` who is at fault (null
@@ -2215,6 +2474,38 @@ export interface components {
         ConvertedCampaign: {
             text: string;
         };
+        /** @description One counting over the bench: overall, per bot (the run over every bot only) and per operator. */
+        CountingScores: {
+            /** @default 0 */
+            selected: number;
+            /** @default 0 */
+            killed: number;
+            /** @default 0 */
+            live: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            stillborn: number;
+            /** @default 0 */
+            scored: number;
+            /** @default null */
+            score: number | null;
+            /** @default null */
+            ci95: number[] | null;
+            per_repeat: (number | null)[];
+            /** @default null */
+            controls: components["schemas"]["ControlRate"] | null;
+            /** @default null */
+            overlaps_controls: boolean | null;
+            /** @default null */
+            note: string | null;
+            per_bot: {
+                [key: string]: components["schemas"]["BesideControls"];
+            };
+            per_operator: {
+                [key: string]: components["schemas"]["KillRate"];
+            };
+        };
         CoverageEvidence: {
             conversation: string;
             turn: number;
@@ -2284,6 +2575,8 @@ export interface components {
         };
         /** @enum {string} */
         DraftsSummaryKindEnum: "profile_draft";
+        /** @enum {string} */
+        EndedEnum: "complete" | "turn_limit" | "chatbot_error" | "bot_quit" | "llm_error";
         ErrorTally: {
             code: number;
             name: string;
@@ -2315,6 +2608,21 @@ export interface components {
             oracle: string;
             turn: number;
         };
+        ExplorationTranscript: {
+            session: number;
+            focus: string | null;
+            turns: components["schemas"]["ExplorationTurn"][];
+            ended: components["schemas"]["EndedEnum"];
+            error: string | null;
+        };
+        ExplorationTurn: {
+            role: components["schemas"]["ExplorationTurnRoleEnum"];
+            text: string;
+            fallback: boolean;
+            error?: string;
+        };
+        /** @enum {string} */
+        ExplorationTurnRoleEnum: "explorer" | "chatbot";
         ExplorerBot: {
             precision: number | null;
             recall: number | null;
@@ -2369,6 +2677,41 @@ export interface components {
         FailureCheckKindEnum: "error" | "reply";
         /** @enum {string} */
         FailureCheckSourceEnum: "rule" | "llm";
+        FalseAlarmSignature: {
+            signature: ((string | number) | null)[];
+            /** @default  */
+            reason: string;
+            /** @default  */
+            kind: string;
+            /** @default 0 */
+            count: number;
+            /** @default  */
+            evidence: string;
+        };
+        /** @description Findings on the unmutated bot, per counting: the conversations flagged, and the signatures behind them. */
+        FalseAlarms: {
+            /** @default 0 */
+            runs: number;
+            /** @default 0 */
+            conversations: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            out_of_range_excused: number;
+            automatic: components["schemas"]["FlaggedRate"];
+            with_oracles: components["schemas"]["FlaggedRate"];
+            /** @default 0 */
+            false_alarms: number;
+            /** @default null */
+            rate: number | null;
+            reasons: {
+                [key: string]: number;
+            };
+            rules: {
+                [key: string]: number;
+            };
+            signatures: components["schemas"]["FalseAlarmSignature"][];
+        };
         /**
          * @description * `chatbot` - chatbot
          *     * `simulated_user` - simulated_user
@@ -2427,6 +2770,124 @@ export interface components {
             /** @default false */
             blocking: boolean;
         };
+        FlaggedRate: {
+            /** @default 0 */
+            flagged: number;
+            /** @default null */
+            rate: number | null;
+            /** @default null */
+            ci95: number[] | null;
+        };
+        /**
+         * @description Where a functionality was seen: a session (1-based) and the number of user messages sent before the
+         *     chatbot reply that showed it (0: the greeting), located by `found.locate`.
+         */
+        FoundAt: {
+            session: number;
+            turn: number;
+        };
+        /** @description A functionality TRACER found and the ground-truth item it was matched to (`matching`). */
+        FunctionalityMatch: {
+            /** @default  */
+            functionality: string;
+            /** @default  */
+            description: string;
+            /** @default null */
+            match: string | null;
+            /** @default null */
+            kind: string | null;
+            /** @default null */
+            item: string | null;
+            /** @default  */
+            verdict: string;
+            inputs: string[];
+            /** @default null */
+            score: number | null;
+            /** @default  */
+            evidence: string;
+        };
+        GraphArtefact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            name: "graph";
+            content: components["schemas"]["WorkflowGraph"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @enum {string} */
+        GraphArtefactNameEnum: "graph";
+        GraphEdge: {
+            /** @default  */
+            source: string;
+            /** @default  */
+            target: string;
+            /** @default flow */
+            kind: components["schemas"]["GraphEdgeKindEnum"];
+        };
+        /** @enum {string} */
+        GraphEdgeKindEnum: "entry" | "flow";
+        /** @description A node of graph.json: the start node, or a functionality. */
+        GraphNode: {
+            /** @default  */
+            id: string;
+            /** @default  */
+            label: string;
+            /** @default functionality */
+            kind: components["schemas"]["GraphNodeKindEnum"];
+            /** @default  */
+            category: string;
+            /** @default  */
+            description: string;
+            parameters: components["schemas"]["Parameter"][];
+            outputs: components["schemas"]["Output"][];
+            /** @default 0 */
+            depth: number;
+            /** @default false */
+            is_root: boolean;
+            /** @default false */
+            is_join: boolean;
+            found_at: components["schemas"]["FoundAt"][];
+        };
+        /** @enum {string} */
+        GraphNodeKindEnum: "start" | "functionality";
+        /** @description `[covered, total]` per dimension of the ground truth. */
+        GroundTruthCounts: {
+            modules: number[];
+            inputs: number[];
+            values: number[];
+            questions: number[];
+        };
+        /**
+         * @description Coverage of the ground truth in percent per dimension (`engine.bots.coverage_percentages`); a median or a
+         *     mean over runs has no conversation count and no counts.
+         */
+        GroundTruthCoverage: {
+            /** @default null */
+            module: number | null;
+            /** @default null */
+            input: number | null;
+            /** @default null */
+            value: number | null;
+            /** @default null */
+            question: number | null;
+            /** @default null */
+            conversations: number | null;
+            /** @default null */
+            counts: components["schemas"]["GroundTruthCounts"] | null;
+        };
+        /** @description The ground truth's dimensions (TRACER's Table 6.1). */
+        GroundTruthSizes: {
+            /** @default 0 */
+            modules: number;
+            /** @default 0 */
+            inputs: number;
+            /** @default 0 */
+            values: number;
+            /** @default 0 */
+            questions: number;
+        };
         Health: {
             status: components["schemas"]["HealthStatusEnum"];
             database: components["schemas"]["HealthComponent"];
@@ -2457,6 +2918,14 @@ export interface components {
             role: components["schemas"]["TurnRoleEnum"];
             text: string;
         };
+        InconclusiveMutant: {
+            /** @default null */
+            bot: string | null;
+            /** @default  */
+            id: string;
+            /** @default null */
+            error: string | null;
+        };
         JsonValue: ({
             [key: string]: unknown;
         } | unknown[] | string | number | boolean) | null;
@@ -2474,6 +2943,26 @@ export interface components {
         };
         /** @enum {string} */
         KeyCheckKindEnum: "key_test";
+        /** @description The mutants under one counting: how many were killed of those scored (killed + live). */
+        KillRate: {
+            /** @default 0 */
+            selected: number;
+            /** @default 0 */
+            killed: number;
+            /** @default 0 */
+            live: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default 0 */
+            stillborn: number;
+            /** @default 0 */
+            scored: number;
+            /** @default null */
+            score: number | null;
+            /** @default null */
+            ci95: number[] | null;
+            per_repeat: (number | null)[];
+        };
         LLMKey: {
             readonly id: number;
             name: string;
@@ -2496,6 +2985,14 @@ export interface components {
             /** @description The API key. Write-only: responses carry `hint` instead. */
             key?: string;
         };
+        LiveMutant: {
+            /** @default null */
+            bot: string | null;
+            /** @default  */
+            id: string;
+            /** @default  */
+            description: string;
+        };
         LoginRequest: {
             /** Format: email */
             email: string;
@@ -2514,6 +3011,8 @@ export interface components {
             masked: components["schemas"]["MaskExample"][];
             kept: components["schemas"]["MaskExample"][];
         };
+        /** @enum {string} */
+        MatcherEnum: "llm" | "lexical";
         MeasureSummary: {
             conversations: number;
             words_per_message: number;
@@ -2523,6 +3022,46 @@ export interface components {
             change_of_mind: number;
             leave_after: number;
             left_on_fallback: number;
+        };
+        ModelArtefact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            name: "model";
+            content: components["schemas"]["ModelDocument"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @enum {string} */
+        ModelArtefactNameEnum: "model";
+        /** @description model.json: the functional model TRACER inferred (joins are functionalities with several parents). */
+        ModelDocument: {
+            languages: string[];
+            /** @default null */
+            fallback: string | null;
+            /** @default unknown */
+            chatbot_type: components["schemas"]["ChatbotTypeEnum"];
+            /** @default false */
+            greets_first: boolean;
+            categories: string[];
+            functionalities: components["schemas"]["ModelFunctionality"][];
+        };
+        /** @description A functionality of model.json: its place in the workflow, what it asks for and what it tells. */
+        ModelFunctionality: {
+            /** @default  */
+            name: string;
+            /** @default  */
+            description: string;
+            /** @default  */
+            category: string;
+            parents: string[];
+            children: string[];
+            parameters: components["schemas"]["Parameter"][];
+            outputs: components["schemas"]["Output"][];
+            discovered_in_sessions: number[];
+            found_at: components["schemas"]["FoundAt"][];
+            merged_from: string[];
         };
         /** @description The models a key can use: `live` when the provider listed them, `fallback` for a curated list. */
         ModelList: {
@@ -2543,18 +3082,96 @@ export interface components {
         ModelListKindEnum: "key_models";
         /** @enum {string} */
         ModelListSourceEnum: "live" | "fallback";
-        /**
-         * @description * `model` - Model
-         *     * `report` - Report
-         *     * `graph` - Graph
-         *     * `transcripts` - Transcripts
-         *     * `usage` - Usage
-         *     * `bench` - Bench
-         *     * `plan` - Plan
-         *     * `exchanges` - Exchanges
-         * @enum {string}
-         */
-        NameEnum: "model" | "report" | "graph" | "transcripts" | "usage" | "bench" | "plan" | "exchanges";
+        /** @description A finding signature a mutant showed, with how many repeats showed it on the mutant and on the original. */
+        MutantKill: {
+            signature: ((string | number) | null)[];
+            /** @default  */
+            reason: string;
+            /** @default  */
+            kind: string;
+            /** @default 0 */
+            mutant_count: number;
+            /** @default 0 */
+            original_count: number;
+            /** @default 0 */
+            original_runs: number;
+            /** @default 0 */
+            mutant_runs: number;
+            /** @default false */
+            kills: boolean;
+            /** @default  */
+            evidence: string;
+        };
+        /** @description One mutant (or control run) and its outcome (`scoring.MutantOutcome`). */
+        MutantResult: {
+            /** @default  */
+            id: string;
+            /** @default  */
+            operator: string;
+            /** @default  */
+            description: string;
+            /** @default inconclusive */
+            status: components["schemas"]["MutantResultStatusEnum"];
+            /** @default false */
+            killed: boolean;
+            /** @default false */
+            killed_automatic: boolean;
+            thesis_rule: components["schemas"]["ThesisKills"];
+            statuses: {
+                [key: string]: "killed" | "live" | "inconclusive" | "stillborn";
+            };
+            /** @default 0 */
+            repeats: number;
+            kill_repeats: {
+                [key: string]: number;
+            };
+            /** @default 0 */
+            conversations: number;
+            /** @default 0 */
+            inconclusive_conversations: number;
+            /** @default 0 */
+            killing_conversations: number;
+            reasons: {
+                [key: string]: number;
+            };
+            rules: {
+                [key: string]: number;
+            };
+            kills: components["schemas"]["MutantKill"][];
+            /** @default null */
+            stillborn_reason: string | null;
+            /** @default null */
+            error: string | null;
+        };
+        /** @enum {string} */
+        MutantResultStatusEnum: "killed" | "live" | "inconclusive" | "stillborn";
+        /** @description The differential score with oracles, kills per operator and per reason, the mutants by status. */
+        MutationFigures: {
+            /** @default 0 */
+            selected: number;
+            /** @default 0 */
+            killed: number;
+            /** @default 0 */
+            live: number;
+            /** @default 0 */
+            stillborn: number;
+            /** @default 0 */
+            inconclusive: number;
+            /** @default null */
+            mutation_score: number | null;
+            /** @default null */
+            ci95: number[] | null;
+            kills_per_operator: {
+                [key: string]: components["schemas"]["OperatorKills"];
+            };
+            kills_per_reason: {
+                [key: string]: number;
+            };
+            live_mutants: components["schemas"]["LiveMutant"][];
+            stillborn_mutants: components["schemas"]["StillbornMutant"][];
+            inconclusive_mutants: components["schemas"]["InconclusiveMutant"][];
+            mutants: components["schemas"]["MutantResult"][];
+        };
         Note: {
             /** @default null */
             turn: number | null;
@@ -2565,6 +3182,18 @@ export interface components {
         NullEnum: null;
         /** @enum {string} */
         OpEnum: "kept" | "removed" | "added";
+        OperatorKills: {
+            /** @default 0 */
+            selected: number;
+            /** @default 0 */
+            killed: number;
+            /** @default 0 */
+            live: number;
+            /** @default 0 */
+            stillborn: number;
+            /** @default 0 */
+            inconclusive: number;
+        };
         /**
          * @description * `delete-enum-value` - delete-enum-value
          *     * `change-optionality` - change-optionality
@@ -2590,10 +3219,44 @@ export interface components {
          * @enum {string}
          */
         OriginEnum: "manual" | "tracer";
+        OurMutation: {
+            /** @default 0 */
+            mutants: number;
+            /** @default null */
+            automatic: number | null;
+            /** @default null */
+            with_oracles: number | null;
+            /** @default null */
+            thesis_rule: number | null;
+        };
+        OurPrecision: {
+            /** @default  */
+            bot: string;
+            /** @default 0 */
+            functionalities: number;
+            /** @default 0 */
+            true_positives: number;
+            /** @default 0 */
+            false_positives: number;
+            /** @default null */
+            precision: number | null;
+            /** @default  */
+            matcher: string;
+        };
         /** @enum {string} */
         Outcome: "pass" | "fail" | "not_applicable" | "error";
         /** @enum {string} */
         OutcomeEnum: "breach" | "clean" | "unsure" | "error";
+        /** @description A piece of information the chatbot gives the user (a price, an order id, a list of choices). */
+        Output: {
+            /** @description snake_case name of the piece of information, e.g. total_price */
+            name: string;
+            /**
+             * @description what it contains; list the items if it is a list
+             * @default
+             */
+            description: string;
+        };
         /** @description Where the chatbot stated an extracted output, or why the output is None. */
         OutputEvidence: {
             /** @default null */
@@ -2619,6 +3282,28 @@ export interface components {
         };
         /** @enum {string} */
         OutputTypeKindEnum: "string" | "int" | "float" | "bool" | "money" | "date" | "time" | "datetime" | "list" | "enum" | "custom";
+        /** @description The figures over every bot. */
+        OverallFigures: {
+            bots: string[];
+            /** @default null */
+            tracer_coverage_mean: components["schemas"]["GroundTruthCoverage"] | null;
+            /** @default null */
+            sensei_coverage_mean: components["schemas"]["GroundTruthCoverage"] | null;
+            /** @default 0 */
+            functionalities: number;
+            /** @default null */
+            precision: number | null;
+            /** @default null */
+            recall: number | null;
+            /** @default  */
+            matcher: string;
+            false_alarms: components["schemas"]["FalseAlarms"];
+            controls: components["schemas"]["ControlRuns"];
+            mutation: components["schemas"]["MutationFigures"];
+            usage: components["schemas"]["BenchUsage"];
+            /** @default 0 */
+            wall_s: number;
+        };
         PaginatedCampaignList: {
             /** @example 123 */
             count: number;
@@ -2768,6 +3453,18 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["SecurityAttempt"][];
+        };
+        /** @description An input the chatbot asks the user for; `options` are the values it offered, if any. */
+        Parameter: {
+            /** @description snake_case name of the input, e.g. pizza_size */
+            name: string;
+            /**
+             * @description what the user is asked to provide
+             * @default
+             */
+            description: string;
+            /** @description the values the chatbot offered for it, verbatim; empty if none */
+            options: string[];
         };
         PasswordChangeRequest: {
             current_password: string;
@@ -2930,6 +3627,28 @@ export interface components {
         };
         /** @enum {string} */
         PinnedShrinkKindEnum: "shrink";
+        PlanArtefact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            name: "plan";
+            content: components["schemas"]["PlanDocument"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @enum {string} */
+        PlanArtefactNameEnum: "plan";
+        PlanDocument: {
+            /** @default 0 */
+            seed: number;
+            /** @default null */
+            planned_on: string | null;
+            any_values: {
+                [key: string]: string[];
+            };
+            profiles: components["schemas"]["PlannedProfile"][];
+        };
         PlanRequestRequest: {
             seed?: number | null;
         };
@@ -2940,6 +3659,22 @@ export interface components {
                 [key: string]: unknown;
             }[];
             /** Format: double */
+            estimated_cost_usd: number | null;
+        };
+        /** @description One profile's plan (`planner.Plan.to_json`): a row of variable values per conversation. */
+        PlannedProfile: {
+            /** @default  */
+            profile: string;
+            /** @default 0 */
+            seed: number;
+            /** @default 0 */
+            conversations: number;
+            /** @default 0 */
+            combinations: number;
+            rows: {
+                [key: string]: (string | number | boolean | (string | number | boolean)[]) | null;
+            }[];
+            /** @default null */
             estimated_cost_usd: number | null;
         };
         /** @description The repeats of one planned conversation (`engine.regression.reliability.PlannedReliability`). */
@@ -3335,6 +4070,19 @@ export interface components {
         };
         /** @enum {string} */
         ReplyCheckKindEnum: "contains" | "not_contains" | "matches" | "states";
+        /** @description TRACER's report.md, or a bench's bench.md: Markdown text. */
+        ReportArtefact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            name: "report";
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @enum {string} */
+        ReportArtefactNameEnum: "report";
         Reproduction: {
             failed: number;
             replays: number;
@@ -3539,8 +4287,7 @@ export interface components {
         RunCoverage: {
             run: number;
             tracer_run: number;
-            /** @description The TRACER run's graph (as its `graph` artefact). */
-            graph: unknown;
+            readonly graph: components["schemas"]["WorkflowGraph"];
             method: string;
             method_note: string;
             /** @description False when no reply matched any functionality: nothing is called unreached. */
@@ -3723,6 +4470,22 @@ export interface components {
             /** Format: date-time */
             readonly created_at: string;
         };
+        SenseiCoverage: {
+            /** @default null */
+            aggregate: components["schemas"]["GroundTruthCoverage"] | null;
+            /** @default null */
+            median: components["schemas"]["GroundTruthCoverage"] | null;
+            runs: components["schemas"]["GroundTruthCoverage"][];
+        };
+        /** @description SENSEI with TRACER's valid profiles on the original, `repeats` times. */
+        SenseiFigures: {
+            /** @default 0 */
+            repeats: number;
+            /** @default 0 */
+            conversations_per_run: number;
+            coverage: components["schemas"]["SenseiCoverage"];
+            false_alarms: components["schemas"]["FalseAlarms"];
+        };
         /** @description A finished (or cancelled) SENSEI run in figures, counted from every conversation it stored. */
         SenseiResult: {
             /**
@@ -3832,6 +4595,14 @@ export interface components {
             interval: number[] | null;
             state: string;
         };
+        StillbornMutant: {
+            /** @default null */
+            bot: string | null;
+            /** @default  */
+            id: string;
+            /** @default null */
+            reason: string | null;
+        };
         /** @enum {string} */
         StoppedEnum: "cancelled" | "budget";
         /** @description A profile a run filed in the project's test center. */
@@ -3857,6 +4628,110 @@ export interface components {
         TextRequest: {
             text: string;
         };
+        ThesisComparison: {
+            models: components["schemas"]["ThesisModels"];
+            rq1_value_coverage: components["schemas"]["ThesisCoverageRow"][];
+            rq2_mutation_per_bot: components["schemas"]["ThesisMutationRow"][];
+            rq2_mutation_total: components["schemas"]["ThesisMutationTotal"];
+            rq2_mutation_per_operator: components["schemas"]["ThesisOperatorRow"][];
+            rq3_precision: components["schemas"]["ThesisPrecisionComparison"];
+        };
+        /** @description RQ1: value coverage of one bot (%). */
+        ThesisCoverageRow: {
+            /** @default  */
+            bot: string;
+            /** @default null */
+            thesis_bot: string | null;
+            /** @default null */
+            thesis: components["schemas"]["ThesisValueCoverage"] | null;
+            ours: components["schemas"]["ThesisValueCoverage"];
+        };
+        ThesisKills: {
+            /** @default false */
+            automatic: boolean;
+            /** @default false */
+            with_oracles: boolean;
+        };
+        ThesisModels: {
+            thesis: {
+                [key: string]: string;
+            };
+            /** @default  */
+            ours: string;
+        };
+        ThesisMutation: {
+            /** @default 0 */
+            mutants: number;
+            /** @default null */
+            score: number | null;
+            /** @default 0 */
+            live: number;
+        };
+        /** @description RQ2: the mutation score of one bot (%). */
+        ThesisMutationRow: {
+            /** @default  */
+            bot: string;
+            /** @default null */
+            thesis_bot: string | null;
+            /** @default null */
+            thesis: components["schemas"]["ThesisMutation"] | null;
+            ours: components["schemas"]["OurMutation"];
+        };
+        ThesisMutationTotal: {
+            thesis: components["schemas"]["ThesisMutation"];
+            ours: components["schemas"]["OurMutation"];
+        };
+        /** @description RQ2: the mutation score of one operator (%); the thesis published none. */
+        ThesisOperatorRow: {
+            /** @default 0 */
+            mutants: number;
+            /** @default null */
+            automatic: number | null;
+            /** @default null */
+            with_oracles: number | null;
+            /** @default null */
+            thesis_rule: number | null;
+            /** @default  */
+            operator: string;
+            /** @default null */
+            thesis: number | null;
+        };
+        ThesisPrecision: {
+            /** @default 0 */
+            functionalities: number;
+            /** @default 0 */
+            tp: number;
+            /** @default 0 */
+            fp: number;
+            /** @default null */
+            precision: number | null;
+        };
+        /** @description RQ3: never combined, the thesis measured other chatbots. */
+        ThesisPrecisionComparison: {
+            /** @default  */
+            note: string;
+            thesis: components["schemas"]["ThesisPrecisionTable"];
+            ours: components["schemas"]["OurPrecision"][];
+        };
+        ThesisPrecisionTable: {
+            chatbots: {
+                [key: string]: components["schemas"]["ThesisPrecision"];
+            };
+            total: components["schemas"]["ThesisPrecision"];
+            /** @default  */
+            method: string;
+        };
+        /** @description The thesis's way of counting (any finding on the mutant kills), shown for comparison only. */
+        ThesisRuleScores: {
+            automatic: components["schemas"]["CountingScores"];
+            with_oracles: components["schemas"]["CountingScores"];
+        };
+        ThesisValueCoverage: {
+            /** @default null */
+            tracer: number | null;
+            /** @default null */
+            sensei: number | null;
+        };
         /** @description Verdict thresholds in percent (`engine.evaluation.qualify_plan.Thresholds`; D32's defaults). */
         ThresholdsRequest: {
             /** Format: double */
@@ -3879,6 +4754,42 @@ export interface components {
             /** Format: double */
             usable_explorer_recall?: number;
             min_explorer_sessions?: number;
+        };
+        /** @description TRACER on the original: its coverage, and its model against the ground truth. */
+        TracerFigures: {
+            /** @default null */
+            coverage: components["schemas"]["GroundTruthCoverage"] | null;
+            /** @default 0 */
+            functionalities: number;
+            /** @default 0 */
+            profiles: number;
+            /** @default 0 */
+            valid_profiles: number;
+            warnings: string[];
+            languages: string[];
+            /** @default null */
+            fallback: string | null;
+            /** @default  */
+            matcher: string;
+            /** @default null */
+            matcher_note: string | null;
+            /** @default 0 */
+            true_positives: number;
+            /** @default 0 */
+            false_positives: number;
+            /** @default 0 */
+            duplicates: number;
+            /** @default 0 */
+            not_real: number;
+            /** @default null */
+            precision: number | null;
+            /** @default null */
+            recall: number | null;
+            recall_modules: number[];
+            recall_inputs: number[];
+            missed_modules: string[];
+            missed_inputs: string[];
+            matches: components["schemas"]["FunctionalityMatch"][];
         };
         /**
          * @description A finished (or resumed) exploration in figures. Every field has a default, so a result stored before one
@@ -3911,6 +4822,27 @@ export interface components {
         TracerSummaryKindEnum: "tracer";
         /** @enum {string} */
         TracerSummarySourceEnum: "live" | "transcripts";
+        /** @description usage.json: the run's LLM calls, by tag and by step. */
+        TracerUsage: {
+            /** @default 0 */
+            calls: number;
+            /** @default 0 */
+            prompt_tokens: number;
+            /** @default 0 */
+            completion_tokens: number;
+            /** @default 0 */
+            cost_usd: number;
+            /** @default 0 */
+            failed_calls: number;
+            /** @default 0 */
+            unpriced_calls: number;
+            calls_by_tag: {
+                [key: string]: number;
+            };
+            by_step: {
+                [key: string]: components["schemas"]["UsageTotals"];
+            };
+        };
         TrafficProfileSummary: {
             name: string;
             kind: string;
@@ -3922,7 +4854,7 @@ export interface components {
         TranscriptBuildResult: {
             ok: boolean;
             /** @default transcripts */
-            source: components["schemas"]["TranscriptBuildResultSourceEnum"];
+            source: components["schemas"]["TranscriptsEnum"];
             conversations: number;
             sampled: number;
             paths: number;
@@ -3938,8 +4870,6 @@ export interface components {
             traffic_profiles: components["schemas"]["TrafficProfileSummary"][];
             warnings: string[];
         };
-        /** @enum {string} */
-        TranscriptBuildResultSourceEnum: "transcripts";
         /** @description An imported conversation as the page shows it (masked, as stored). */
         TranscriptConversation: {
             id: string;
@@ -3962,6 +4892,20 @@ export interface components {
             /** @default null */
             latency_s: number | null;
         };
+        /** @description transcripts.json: every exploration session, turn by turn. */
+        Transcripts: components["schemas"]["ExplorationTranscript"][];
+        TranscriptsArtefact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            name: "transcripts";
+            content: components["schemas"]["Transcripts"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @enum {string} */
+        TranscriptsEnum: "transcripts";
         TranscriptsOverview: {
             conversations: number;
             turns: number;
@@ -4044,6 +4988,18 @@ export interface components {
             /** @default 0 */
             cost_usd: number | null;
         };
+        UsageArtefact: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            name: "usage";
+            content: components["schemas"]["TracerUsage"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        /** @enum {string} */
+        UsageArtefactNameEnum: "usage";
         /**
          * @description The headline figures of a run's LLM usage, as a run's result carries them (the ledger's export, TRACER's
          *     usage artefact and a bench's usage all start with them; the detail stays in the run's usage).
@@ -4078,6 +5034,16 @@ export interface components {
             valid: boolean;
             name: string | null;
             problems: components["schemas"]["Problem"][];
+        };
+        /**
+         * @description graph.json: a start node, one node per functionality with its category, one edge per parent (a join has
+         *     several).
+         */
+        WorkflowGraph: {
+            nodes: components["schemas"]["GraphNode"][];
+            edges: components["schemas"]["GraphEdge"][];
+            categories: string[];
+            joins: string[];
         };
     };
     responses: never;

@@ -14,6 +14,7 @@ from engine.bots.definition import definition_data, parse_definition
 from engine.bots.mutation import Mutant
 from engine.bots.registry import BOTS, definition_text
 from engine.evaluation import BenchConfig, BenchJob, run_bench
+from engine.evaluation.bench_report import BenchReport
 
 from .conftest import bench_factory
 
@@ -204,6 +205,16 @@ def test_the_crash_came_on_the_second_user_message(bench: tuple[dict[str, Any], 
                 "book an appointment",
                 "tune-up",
             ]
+
+
+def test_bench_json_is_the_report_model_as_the_platform_serves_it(
+    bench: tuple[dict[str, Any], Path, list[str]],
+) -> None:
+    data, out, _ = bench
+    written = json.loads((out / "bench.json").read_text(encoding="utf-8"))
+    # One shape: the CLI's file, the platform's `bench` artefact and the model's dump are the same document.
+    assert written == data == BenchReport.model_validate(written).model_dump(mode="json")
+    assert written["config"]["today"] == TODAY.isoformat()
 
 
 def test_files_report_and_roles(bench: tuple[dict[str, Any], Path, list[str]]) -> None:

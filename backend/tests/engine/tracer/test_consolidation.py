@@ -9,7 +9,7 @@ from engine.tracer import TracerConfig
 from engine.tracer.consolidate import LEXICAL_NOTE, consolidate, extract, merge_nodes, resolve_candidates
 from engine.tracer.model import Functionality, FunctionalModel, Output, Parameter, snake_name
 from engine.tracer.similarity import shortlist, similarity_matrix
-from engine.tracer.state import Transcript, Turn
+from engine.tracer.state import ExplorationTranscript, ExplorationTurn
 
 from .conftest import BotConnector, make_deps, scripted_client
 
@@ -211,16 +211,16 @@ def test_a_failed_consolidation_call_falls_back_to_the_lexical_approximation_ins
     assert {"present_drink_menu", "provide_opening_hours"} <= set(model.names())
 
 
-def _transcript() -> Transcript:
+def _transcript() -> ExplorationTranscript:
     turns = [
-        Turn(role="explorer", text="I'd like a pizza", fallback=False),
-        Turn(
+        ExplorationTurn(role="explorer", text="I'd like a pizza", fallback=False),
+        ExplorationTurn(
             role="chatbot", text="Which size would you like?\nOptions: small | medium | large", fallback=False
         ),
-        Turn(role="explorer", text="large", fallback=False),
-        Turn(role="chatbot", text="How many drinks would you like?", fallback=False),
+        ExplorationTurn(role="explorer", text="large", fallback=False),
+        ExplorationTurn(role="chatbot", text="How many drinks would you like?", fallback=False),
     ]
-    return Transcript(session=2, focus=None, turns=turns, ended="turn_limit", error=None)
+    return ExplorationTranscript(session=2, focus=None, turns=turns, ended="turn_limit", error=None)
 
 
 def _extract(answer: dict[str, Any], model: FunctionalModel, **script: Any) -> tuple[dict[str, Any], Any]:

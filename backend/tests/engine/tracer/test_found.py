@@ -10,16 +10,16 @@ from engine.llm.offline.tracer import TracerDouble
 from engine.tracer import TracerConfig, TracerJob, run_tracer
 from engine.tracer.found import locate
 from engine.tracer.model import Functionality, Output, Parameter
-from engine.tracer.state import Transcript, Turn
+from engine.tracer.state import ExplorationTranscript, ExplorationTurn
 
 from .conftest import imperfect_client, make_deps
 
 
-def _turn(role: str, text: str, fallback: bool = False) -> Turn:
-    return Turn(role=role, text=text, fallback=fallback)  # type: ignore[typeddict-item]
+def _turn(role: str, text: str, fallback: bool = False) -> ExplorationTurn:
+    return ExplorationTurn(role=role, text=text, fallback=fallback)  # type: ignore[typeddict-item]
 
 
-SESSION = Transcript(
+SESSION = ExplorationTranscript(
     session=4,
     focus=None,
     turns=[

@@ -8,26 +8,28 @@ from engine.llm.offline.tracer import Concept, Imperfection, TracerDouble, under
 from engine.tracer import prompts
 from engine.tracer.consolidate import format_transcript, known_functionalities
 from engine.tracer.model import ExtractionAnswer, Functionality, FunctionalModel
-from engine.tracer.state import Transcript, Turn
+from engine.tracer.state import ExplorationTranscript, ExplorationTurn
 
 from .conftest import imperfect_client
 
 
-def _transcript(drink_question: str = "How many drinks would you like?") -> Transcript:
+def _transcript(drink_question: str = "How many drinks would you like?") -> ExplorationTranscript:
     turns = [
-        Turn(role="explorer", text="Order pizza and drinks", fallback=False),
-        Turn(
+        ExplorationTurn(role="explorer", text="Order pizza and drinks", fallback=False),
+        ExplorationTurn(
             role="chatbot", text="Which size would you like?\nOptions: small | medium | large", fallback=False
         ),
-        Turn(role="explorer", text="large", fallback=False),
-        Turn(role="chatbot", text=f"Great choice, a large pizza!\n{drink_question}", fallback=False),
-        Turn(role="explorer", text="2", fallback=False),
-        Turn(role="chatbot", text="Sorry, I didn't catch that.", fallback=True),
+        ExplorationTurn(role="explorer", text="large", fallback=False),
+        ExplorationTurn(
+            role="chatbot", text=f"Great choice, a large pizza!\n{drink_question}", fallback=False
+        ),
+        ExplorationTurn(role="explorer", text="2", fallback=False),
+        ExplorationTurn(role="chatbot", text="Sorry, I didn't catch that.", fallback=True),
     ]
-    return Transcript(session=1, focus=None, turns=turns, ended="turn_limit", error=None)
+    return ExplorationTranscript(session=1, focus=None, turns=turns, ended="turn_limit", error=None)
 
 
-def _extraction_prompt(transcript: Transcript, known: FunctionalModel | None = None) -> str:
+def _extraction_prompt(transcript: ExplorationTranscript, known: FunctionalModel | None = None) -> str:
     return prompts.EXTRACT.format(
         focus="",
         known=known_functionalities(known or FunctionalModel(), 80),

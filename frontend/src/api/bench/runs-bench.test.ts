@@ -1,91 +1,58 @@
 import { describe, expect, it } from "vitest";
-import { benchBotOf, readBench, readMutantEvents } from "./runs-bench";
+import { benchReport, botReport, benchConfig, benchUsage, mutation, phaseUsage } from "../../testing/bench";
+import {
+  benchBotOf,
+  benchBots,
+  KILL_REASONS,
+  operatorRows,
+  orderedCounts,
+  phasesOf,
+  readMutantEvents,
+} from "./runs-bench";
 
-describe("readBench", () => {
-  it("puts reasons, operators and phases back in order (jsonb reorders object keys)", () => {
-    const data = readBench({
-      config: { bots: ["bike"], model: "m", provider: "openai", temperature: 0.2 },
-      bots: {
-        bike: {
-          mutation: {
-            kills_per_reason: { failed_rule: 2, crash: 1, loop: 3 },
-            kills_per_operator: { "wrong-language": { selected: 1 }, "crash-on-value": { selected: 2, killed: 2 } },
-            mutants: [{ id: "m-1", status: "killed", reasons: { wrong_output: 1, crash: 4 }, rules: { b: 1, a: 2 } }],
-          },
-          usage: { phases: { sensei_mutants: { calls: 3 }, tracer: { calls: 1 }, sensei_original: { calls: 2 } } },
+describe("the bench report in the engine's order (jsonb reorders object keys)", () => {
+  const report = benchReport({
+    config: benchConfig({ bots: ["pizza", "bike"] }),
+    bots: {
+      bike: botReport({
+        bot: "bike",
+        usage: benchUsage({
+          phases: { sensei_mutants: phaseUsage({ calls: 3 }), tracer: phaseUsage({ calls: 1 }), judge: phaseUsage() },
+        }),
+      }),
+      pizza: botReport({ bot: "pizza" }),
+    },
+    overall: {
+      ...benchReport().overall,
+      mutation: mutation({
+        kills_per_operator: {
+          "wrong-language": { selected: 1, killed: 0, live: 1, stillborn: 0, inconclusive: 0 },
+          "crash-on-value": { selected: 2, killed: 2, live: 0, stillborn: 0, inconclusive: 0 },
         },
-      },
-    });
-    const bot = data.bots[0];
-    expect(bot?.mutation.perReason).toEqual([
+      }),
+    },
+  });
+
+  it("lists the bots as the bench ran them, and a bot's phases as they run", () => {
+    const bots = benchBots(report);
+    expect(bots.map((bot) => bot.bot)).toEqual(["pizza", "bike"]);
+    expect(bots[1] && phasesOf(bots[1]).map((row) => row.phase)).toEqual(["tracer", "judge", "sensei_mutants"]);
+  });
+
+  it("lists operators alphabetically and reasons in the engine's order", () => {
+    expect(operatorRows(report).map((row) => [row.operator, row.killed])).toEqual([
+      ["crash-on-value", 2],
+      ["wrong-language", 0],
+    ]);
+    expect(orderedCounts({ failed_rule: 2, crash: 1, loop: 3 }, KILL_REASONS)).toEqual([
       ["crash", 1],
       ["loop", 3],
       ["failed_rule", 2],
     ]);
-    expect(bot?.mutation.perOperator.map((row) => row.operator)).toEqual(["crash-on-value", "wrong-language"]);
-    expect(bot?.mutation.perOperator[1]).toMatchObject({ selected: 1, killed: 0, live: 0 });
-    expect(bot?.mutants[0]?.reasons).toEqual([
-      ["crash", 4],
-      ["wrong_output", 1],
+    expect(orderedCounts({ b: 1, a: 2 })).toEqual([
+      ["a", 2],
+      ["b", 1],
     ]);
-    expect(bot?.mutants[0]?.rules.map(([rule]) => rule)).toEqual(["a", "b"]);
-    expect(bot?.phases.map((row) => row.phase)).toEqual(["tracer", "sensei_original", "sensei_mutants"]);
-    expect(data.config.temperature).toBe(0.2);
-  });
-
-  it("reads the differential kills and the scores counted three ways", () => {
-    const data = readBench({
-      provenance: { parley_version: "0.1.0", llm_note: "fake LLM" },
-      scores: {
-        automatic: { killed: 1, scored: 4, score: 25, ci95: [4.56, 69.94] },
-        with_oracles: { killed: 3, scored: 4, score: 75 },
-        thesis_rule: { with_oracles: { killed: 4, scored: 4, score: 100 } },
-      },
-      bots: {
-        bike: {
-          mutation: {
-            mutants: [
-              {
-                id: "m-1",
-                status: "killed",
-                killed_automatic: false,
-                repeats: 3,
-                kills: [
-                  { signature: ["failed_rule", "p", 2, "faq_answers"], mutant_count: 2, original_count: 0, kills: true },
-                  { signature: ["loop", "p", 0, ""], mutant_count: 3, original_count: 3, kills: false },
-                  { signature: "broken" },
-                ],
-              },
-            ],
-          },
-        },
-      },
-    });
-    expect(data.scores.automatic).toEqual({ killed: 1, scored: 4, score: 25, ci95: [4.56, 69.94] });
-    expect(data.scores.withOracles.ci95).toBeNull();
-    expect(data.scores.thesisWithOracles.score).toBe(100);
-    expect(data.scores.thesisAutomatic.score).toBeNull();
-    expect(data.config.llmNote).toBe("fake LLM");
-    const mutant = data.bots[0]?.mutants[0];
-    expect(mutant?.killedAutomatic).toBe(false);
-    expect(mutant?.kills.map((kill) => [kill.signature, kill.kills])).toEqual([
-      [["failed_rule", "p", 2, "faq_answers"], true],
-      [["loop", "p", 0, ""], false],
-      [["", "", null, ""], false],
-    ]);
-  });
-
-  it("shows what is missing or malformed as missing", () => {
-    const data = readBench({
-      config: "no",
-      bots: { pizza: { tracer: { precision: "100" }, mutation: { mutants: [7] } } },
-    });
-    expect(data.config.model).toBe("");
-    expect(data.config.temperature).toBeNull();
-    expect(data.bots[0]?.tracer.precision).toBeNull();
-    expect(data.bots[0]?.mutants).toEqual([]);
-    expect(data.overall.mutation.score).toBeNull();
-    expect(readBench(null).bots).toEqual([]);
   });
 });
 

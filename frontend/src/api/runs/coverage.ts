@@ -6,7 +6,6 @@
  * Node names, descriptions and the graph come from an LLM reading the chatbot's answers: screens render them as text.
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { readGraph } from "./artefacts";
 import { api, unwrap } from "../client";
 import { runKeys } from "../query-keys";
 import type { components } from "../schema";
@@ -19,12 +18,11 @@ export function getCoverage(runId: number, tracer: number | null, signal?: Abort
   return unwrap(api.GET("/api/runs/{id}/coverage/", { params: { path: { id: runId }, query }, signal }));
 }
 
-/** The run's coverage map over `tracer` (null: the project's latest finished TRACER run), its graph read safely. */
+/** The run's coverage map over `tracer` (null: the project's latest finished TRACER run), with that run's graph. */
 export function useCoverage(runId: number, tracer: number | null) {
   return useQuery({
     queryKey: runKeys.coverage(runId, tracer),
     queryFn: ({ signal }) => getCoverage(runId, tracer, signal),
-    select: (data) => ({ ...data, graphData: readGraph(data.graph) }),
     enabled: runId > 0,
     retry: false,
   });

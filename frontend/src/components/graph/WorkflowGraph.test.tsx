@@ -2,16 +2,16 @@ import { MantineProvider } from "@mantine/core";
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readGraph } from "../../api/runs/artefacts";
+import { graphNode, START, workflowGraph } from "../../testing/graph";
 import { layoutWorkflow, neighbour } from "./layout";
 import { WorkflowGraph } from "./WorkflowGraph";
 
 // What `engine/tracer/artefacts.py::graph_json` writes for a pizza bot: two categories, and `confirm_order`
 // joins the two ways of choosing a pizza.
-const GRAPH = readGraph({
-  nodes: [
-    { id: "__start__", label: "Start", kind: "start" },
-    {
+const GRAPH = workflowGraph(
+  [
+    START,
+    graphNode({
       id: "greet",
       label: "Greet",
       kind: "functionality",
@@ -22,8 +22,8 @@ const GRAPH = readGraph({
       depth: 0,
       is_root: true,
       is_join: false,
-    },
-    {
+    }),
+    graphNode({
       id: "choose_predefined_pizza",
       label: "Choose predefined pizza",
       kind: "functionality",
@@ -34,8 +34,8 @@ const GRAPH = readGraph({
       depth: 1,
       is_root: false,
       is_join: false,
-    },
-    {
+    }),
+    graphNode({
       id: "build_custom_pizza",
       label: "Build custom pizza",
       kind: "functionality",
@@ -46,8 +46,8 @@ const GRAPH = readGraph({
       depth: 1,
       is_root: false,
       is_join: false,
-    },
-    {
+    }),
+    graphNode({
       id: "confirm_order",
       label: "Confirm order",
       kind: "functionality",
@@ -58,18 +58,16 @@ const GRAPH = readGraph({
       depth: 2,
       is_root: false,
       is_join: true,
-    },
+    }),
   ],
-  edges: [
+  [
     { source: "__start__", target: "greet", kind: "entry" },
     { source: "greet", target: "choose_predefined_pizza", kind: "flow" },
     { source: "greet", target: "build_custom_pizza", kind: "flow" },
     { source: "choose_predefined_pizza", target: "confirm_order", kind: "flow" },
     { source: "build_custom_pizza", target: "confirm_order", kind: "flow" },
   ],
-  categories: ["Checkout", "Ordering"],
-  joins: ["confirm_order"],
-});
+);
 
 type Positioned = ReturnType<typeof layoutWorkflow>["nodes"][number];
 

@@ -132,7 +132,7 @@ function FunctionalityNode({
         <Text size="xs" fw={700} truncate="end">
           {node.label}
         </Text>
-        {node.isJoin && (
+        {node.is_join && (
           <Badge size="xs" color="grape" variant="filled" style={{ flexShrink: 0 }}>
             join
           </Badge>
@@ -252,7 +252,7 @@ export function FunctionalityDetails({ node, onClose }: { node: GraphNode; onClo
         </Group>
         <Group gap={4}>
           {node.category && <Badge variant="light">{node.category}</Badge>}
-          {node.isJoin && (
+          {node.is_join && (
             <Badge color="grape" variant="light">
               join
             </Badge>

@@ -1,15 +1,22 @@
 import { MantineProvider } from "@mantine/core";
 import { render, screen, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { readGraph } from "../../api/runs/artefacts";
+import { graphNode, START, workflowGraph } from "../../testing/graph";
 import { WorkflowTable } from "./WorkflowTable";
 
 // A pizza bot's model: `confirm_order` joins the two ways of choosing a pizza; a label carries hostile HTML.
-const GRAPH = readGraph({
-  nodes: [
-    { id: "__start__", label: "Start", kind: "start" },
-    { id: "greet", label: "Greet", kind: "functionality", category: "Ordering", description: "Greets", depth: 0 },
-    {
+const GRAPH = workflowGraph(
+  [
+    START,
+    graphNode({
+      id: "greet",
+      label: "Greet",
+      kind: "functionality",
+      category: "Ordering",
+      description: "Greets",
+      depth: 0,
+    }),
+    graphNode({
       id: "choose",
       label: "Choose <b>pizza</b>",
       kind: "functionality",
@@ -17,16 +24,16 @@ const GRAPH = readGraph({
       description: "Offers the menu",
       parameters: [{ name: "pizza_type", description: "which pizza", options: ["Margarita", "Carbonara"] }],
       depth: 1,
-    },
-    {
+    }),
+    graphNode({
       id: "custom",
       label: "Build custom pizza",
       kind: "functionality",
       category: "Ordering",
       parameters: [{ name: "toppings", description: "", options: [] }],
       depth: 1,
-    },
-    {
+    }),
+    graphNode({
       id: "confirm",
       label: "Confirm order",
       kind: "functionality",
@@ -35,18 +42,16 @@ const GRAPH = readGraph({
       outputs: [{ name: "total_price", description: "price of the order" }],
       depth: 2,
       is_join: true,
-    },
+    }),
   ],
-  edges: [
+  [
     { source: "__start__", target: "greet", kind: "entry" },
     { source: "greet", target: "choose", kind: "flow" },
     { source: "greet", target: "custom", kind: "flow" },
     { source: "choose", target: "confirm", kind: "flow" },
     { source: "custom", target: "confirm", kind: "flow" },
   ],
-  categories: ["Checkout", "Ordering"],
-  joins: ["confirm"],
-});
+);
 
 function rowOf(name: string) {
   const header = screen.getByRole("rowheader", { name: new RegExp(`^${name}`) });

@@ -81,7 +81,7 @@ export function WorkflowTable({ data }: { data: WorkflowGraphData }) {
                   <Text size="sm" fw={600}>
                     {node.label}
                   </Text>
-                  {node.isJoin && (
+                  {node.is_join && (
                     <Badge size="xs" variant="outline" color="gray">
                       join
                     </Badge>

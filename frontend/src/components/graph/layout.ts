@@ -36,7 +36,7 @@ export interface WorkflowLayout {
 
 /** What a screen reader says for a functionality node. */
 export function nodeLabel(node: GraphNode): string {
-  return [`Functionality ${node.label}`, node.category && `category ${node.category}`, node.isJoin && "join"]
+  return [`Functionality ${node.label}`, node.category && `category ${node.category}`, node.is_join && "join"]
     .filter(Boolean)
     .join(", ");
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
-import { benchRun } from "./bench-fixture";
+import { benchRun } from "../../testing/bench-fixture";
 
 function seedProjects() {
   workspaceDb.addKey();

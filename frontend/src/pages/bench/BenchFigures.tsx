@@ -7,23 +7,29 @@
 import { Alert, Badge, Code, Group, Paper, SimpleGrid, Stack, Table, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
 import {
-  type BenchBot,
-  type BenchData,
+  type BenchReport,
+  benchBots,
+  type BotReport,
   type Coverage,
-  COVERAGE_DIMENSIONS,
-  type CoverageDimension,
+  KILL_REASONS,
+  type KillRate,
+  operatorRows,
+  orderedCounts,
+  phasesOf,
 } from "../../api/bench/runs-bench";
 import { counted } from "../../lib/text";
 import { formatCost, formatCount, formatPoints, formatSeconds } from "../dashboards/format";
 import { formatFraction, formatTokens, PHASE_LABEL, REASON_HELP } from "./bench-text";
 import { KillsPerOperatorChart } from "./KillsPerOperatorChart";
 
-const DIMENSION_LABEL: Record<CoverageDimension, string> = {
-  module: "Module",
-  input: "Input",
-  value: "Value",
-  question: "Question",
-};
+/** The dimensions of the ground truth: a percentage of `Coverage`, its label, and its `[covered, total]` count. */
+const DIMENSIONS = [
+  ["module", "Module", "modules"],
+  ["input", "Input", "inputs"],
+  ["value", "Value", "values"],
+  ["question", "Question", "questions"],
+] as const;
+type Dimension = (typeof DIMENSIONS)[number];
 
 /** One headline figure: a labelled group, so that it reads (and is found) as "label: value". */
 function Figure({ label, value, hint }: { label: string; value: string; hint?: ReactNode }) {
@@ -45,16 +51,18 @@ function Figure({ label, value, hint }: { label: string; value: string; hint?: R
 }
 
 /** The model and settings every figure depends on: scores are comparable only between equal set-ups. */
-export function MeasuredWith({ data }: { data: BenchData }) {
+export function MeasuredWith({ data }: { data: BenchReport }) {
   const c = data.config;
+  const llmNote = data.provenance.llm_note ?? c.llm_note;
+  const version = data.provenance.parley_version;
   const temperature = c.temperature === null ? "the provider's default" : String(c.temperature);
   const operators = c.operators === null || c.operators.length === 0 ? "all operators" : c.operators.join(", ");
   const sentences = [
-    `Measured with ${c.provider || "?"} · model ${c.model || "?"}${c.llmNote ? ` (${c.llmNote})` : ""}`,
-    `· temperature ${temperature}${c.parleyVersion ? ` · Parley ${c.parleyVersion}` : ""}.`,
+    `Measured with ${c.provider ?? "?"} · model ${c.model ?? "?"}${llmNote ? ` (${llmNote})` : ""}`,
+    `· temperature ${temperature}${version ? ` · Parley ${version}` : ""}.`,
     `TRACER ${counted(c.sessions, "session")} × ${counted(c.turns, "turn")};`,
     `${counted(c.repeats, "SENSEI run")} on the original and on each mutant, same seeds;`,
-    `up to ${counted(c.mutantsPerOperator, "mutant")} per operator (${operators});`,
+    `up to ${counted(c.mutants_per_operator, "mutant")} per operator (${operators});`,
     `seed ${formatCount(c.seed)}${c.today ? `; bots' date ${c.today}` : ""}.`,
   ];
   return (
@@ -64,28 +72,30 @@ export function MeasuredWith({ data }: { data: BenchData }) {
   );
 }
 
-function scoreHint(score: { killed: number | null; scored: number | null; ci95: [number, number] | null }) {
-  const ci = score.ci95 === null ? "" : ` · 95% CI ${formatPoints(score.ci95[0])}–${formatPoints(score.ci95[1])}`;
+function scoreHint(score: KillRate) {
+  const [low, high] = score.ci95 ?? [];
+  const ci = low === undefined || high === undefined ? "" : ` · 95% CI ${formatPoints(low)}–${formatPoints(high)}`;
   return `${formatCount(score.killed)} of ${formatCount(score.scored)} killed${ci}`;
 }
 
-export function Headline({ data }: { data: BenchData }) {
-  const { mutation, usage, falseAlarms, controls } = data.overall;
+export function Headline({ data }: { data: BenchReport }) {
+  const { mutation, usage, false_alarms: falseAlarms, controls } = data.overall;
   const { scores } = data;
-  const modules = data.bots.map((b) => b.tracer.recallModules).filter((f): f is [number, number] => f !== null);
-  const inputs = data.bots.map((b) => b.tracer.recallInputs).filter((f): f is [number, number] => f !== null);
-  const sum = (fractions: [number, number][]) =>
+  const bots = benchBots(data);
+  const sum = (fractions: number[][]) =>
     fractions.length === 0
       ? null
-      : fractions.reduce<[number, number]>((acc, [a, b]) => [acc[0] + a, acc[1] + b], [0, 0]);
-  const functionalities = data.bots.reduce((n, b) => n + (b.tracer.functionalities ?? 0), 0);
+      : fractions.reduce<[number, number]>((acc, [a = 0, b = 0]) => [acc[0] + a, acc[1] + b], [0, 0]);
+  const modules = sum(bots.map((b) => b.tracer.recall_modules).filter((f) => f.length === 2));
+  const inputs = sum(bots.map((b) => b.tracer.recall_inputs).filter((f) => f.length === 2));
+  const functionalities = bots.reduce((n, b) => n + b.tracer.functionalities, 0);
   const approximation = data.overall.matcher === "llm" ? "" : " (approximation: lexical matcher)";
   return (
     <SimpleGrid cols={{ base: 2, sm: 3, lg: 5 }} spacing="sm">
       <Figure
         label="Mutation score"
-        value={formatPoints(scores.withOracles.score ?? mutation.score)}
-        hint={`with oracles, differential: ${scoreHint(scores.withOracles)}`}
+        value={formatPoints(scores.with_oracles.score ?? mutation.mutation_score)}
+        hint={`with oracles, differential: ${scoreHint(scores.with_oracles)}`}
       />
       <Figure
         label="Mutation score, automatic"
@@ -94,12 +104,12 @@ export function Headline({ data }: { data: BenchData }) {
       />
       <Figure
         label="Thesis rule"
-        value={formatPoints(scores.thesisWithOracles.score)}
+        value={formatPoints(scores.thesis_rule.with_oracles.score)}
         hint="any finding on the mutant kills, even one the original shows too — for comparison only"
       />
       <Figure
         label="Controls killed by noise"
-        value={`${formatCount(controls.killedWithOracles)} of ${formatCount(controls.runs)}`}
+        value={`${formatCount(controls.with_oracles.killed)} of ${formatCount(controls.runs)}`}
         hint="the unmodified bot run again as a mutant"
       />
       <Figure
@@ -115,35 +125,35 @@ export function Headline({ data }: { data: BenchData }) {
       <Figure
         label="TRACER recall"
         value={formatPoints(data.overall.recall)}
-        hint={`modules ${formatFraction(sum(modules)) || "—"} · inputs ${formatFraction(sum(inputs)) || "—"}${approximation}`}
+        hint={`modules ${formatFraction(modules) || "—"} · inputs ${formatFraction(inputs) || "—"}${approximation}`}
       />
       <Figure
         label="False alarms"
         value={formatPoints(falseAlarms.rate)}
-        hint={`${formatCount(falseAlarms.falseAlarms)} of ${counted(falseAlarms.conversations, "conversation")} on the original; automatic only ${formatPoints(falseAlarms.rateAutomatic)}`}
+        hint={`${formatCount(falseAlarms.false_alarms)} of ${counted(falseAlarms.conversations, "conversation")} on the original; automatic only ${formatPoints(falseAlarms.automatic.rate)}`}
       />
       <Figure label="LLM calls" value={formatCount(usage.calls)} />
       <Figure
         label="Tokens"
-        value={formatTokens(usage.promptTokens, usage.completionTokens)}
+        value={formatTokens(usage.prompt_tokens, usage.completion_tokens)}
         hint="prompt + completion"
       />
       <Figure
         label="Cost"
-        value={formatCost(usage.costUsd)}
-        hint={usage.unpricedCalls ? `${counted(usage.unpricedCalls, "call")} unpriced` : undefined}
+        value={formatCost(usage.cost_usd)}
+        hint={usage.unpriced_calls ? `${counted(usage.unpriced_calls, "call")} unpriced` : undefined}
       />
-      <Figure label="Wall time" value={formatSeconds(data.wallSeconds)} />
+      <Figure label="Wall time" value={formatSeconds(data.wall_s)} />
     </SimpleGrid>
   );
 }
 
 /** The live mutants across bots: the faults the generated tests did not notice. */
-export function LiveMutantsAlert({ data }: { data: BenchData }) {
-  const live = data.bots.flatMap((bot) =>
-    bot.mutants.filter((m) => m.status === "live").map((m) => ({ bot: bot.id, ...m })),
+export function LiveMutantsAlert({ data }: { data: BenchReport }) {
+  const live = benchBots(data).flatMap((bot) =>
+    bot.mutation.mutants.filter((m) => m.status === "live").map((m) => ({ ...m, bot: bot.bot })),
   );
-  const scored = (data.overall.mutation.killed ?? 0) + (data.overall.mutation.live ?? 0);
+  const scored = data.overall.mutation.killed + data.overall.mutation.live;
   if (live.length === 0) {
     return scored > 0 ? (
       <Alert color="teal" title="Every scored mutant was killed">
@@ -167,13 +177,14 @@ export function LiveMutantsAlert({ data }: { data: BenchData }) {
   );
 }
 
-function CoverageCell({ coverage, dimension }: { coverage: Coverage | null; dimension: CoverageDimension }) {
+function CoverageCell({ coverage, dimension }: { coverage: Coverage | null; dimension: Dimension }) {
   if (coverage === null) return <Table.Td>—</Table.Td>;
-  const counts = coverage.counts[dimension];
+  const [percent, , countsKey] = dimension;
+  const counts = coverage.counts?.[countsKey] ?? [];
   return (
     <Table.Td>
-      {formatPoints(coverage.percent[dimension])}
-      {counts && (
+      {formatPoints(coverage[percent])}
+      {counts.length === 2 && (
         <Text span size="xs" c="dimmed">
           {` (${formatFraction(counts)})`}
         </Text>
@@ -182,11 +193,11 @@ function CoverageCell({ coverage, dimension }: { coverage: Coverage | null; dime
   );
 }
 
-export function CoverageTable({ bot }: { bot: BenchBot }) {
+export function CoverageTable({ bot }: { bot: BotReport }) {
   const rows: [string, Coverage | null][] = [
     ["TRACER", bot.tracer.coverage],
-    ["SENSEI, median run", bot.sensei.median],
-    ["SENSEI, all runs", bot.sensei.aggregate],
+    ["SENSEI, median run", bot.sensei.coverage.median],
+    ["SENSEI, all runs", bot.sensei.coverage.aggregate],
   ];
   const s = bot.sizes;
   return (
@@ -195,8 +206,8 @@ export function CoverageTable({ bot }: { bot: BenchBot }) {
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Tool</Table.Th>
-            {COVERAGE_DIMENSIONS.map((d) => (
-              <Table.Th key={d}>{DIMENSION_LABEL[d]}</Table.Th>
+            {DIMENSIONS.map(([key, label]) => (
+              <Table.Th key={key}>{label}</Table.Th>
             ))}
           </Table.Tr>
         </Table.Thead>
@@ -206,8 +217,8 @@ export function CoverageTable({ bot }: { bot: BenchBot }) {
               <Table.Th scope="row" fw={500}>
                 {label}
               </Table.Th>
-              {COVERAGE_DIMENSIONS.map((d) => (
-                <CoverageCell key={d} coverage={coverage} dimension={d} />
+              {DIMENSIONS.map((d) => (
+                <CoverageCell key={d[0]} coverage={coverage} dimension={d} />
               ))}
             </Table.Tr>
           ))}
@@ -218,15 +229,15 @@ export function CoverageTable({ bot }: { bot: BenchBot }) {
           `Ground truth of ${bot.name}: ${counted(s.modules, "module")}, ${counted(s.inputs, "input")},`,
           `${counted(s.values, "value")}, ${counted(s.questions, "FAQ question")}.`,
           `SENSEI ran ${counted(bot.sensei.repeats, "time")} on the original,`,
-          `${counted(bot.sensei.conversationsPerRun, "conversation")} each.`,
+          `${counted(bot.sensei.conversations_per_run, "conversation")} each.`,
         ].join(" ")}
       </Text>
     </Stack>
   );
 }
 
-export function KillsPerOperator({ data }: { data: BenchData }) {
-  const rows = data.overall.mutation.perOperator;
+export function KillsPerOperator({ data }: { data: BenchReport }) {
+  const rows = operatorRows(data);
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md" style={{ alignItems: "start" }}>
       <Table withTableBorder fz="sm" aria-label="Kills per operator">
@@ -307,14 +318,18 @@ function ReasonTable({ label, rows, unit }: { label: string; rows: [string, numb
   );
 }
 
-export function KillsPerReason({ data }: { data: BenchData }) {
+export function KillsPerReason({ data }: { data: BenchReport }) {
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
       <Stack gap={4}>
         <Title order={3} size="h6">
           Why mutants were killed
         </Title>
-        <ReasonTable label="Kills per reason" rows={data.overall.mutation.perReason} unit="Killed mutants" />
+        <ReasonTable
+          label="Kills per reason"
+          rows={orderedCounts(data.overall.mutation.kills_per_reason, KILL_REASONS)}
+          unit="Killed mutants"
+        />
       </Stack>
       <Stack gap={4}>
         <Title order={3} size="h6">
@@ -322,7 +337,7 @@ export function KillsPerReason({ data }: { data: BenchData }) {
         </Title>
         <ReasonTable
           label="False alarms per reason"
-          rows={data.bots.flatMap((bot) => bot.sensei.falseAlarms.reasons)}
+          rows={benchBots(data).flatMap((bot) => orderedCounts(bot.sensei.false_alarms.reasons, KILL_REASONS))}
           unit="Conversations"
         />
       </Stack>
@@ -330,7 +345,7 @@ export function KillsPerReason({ data }: { data: BenchData }) {
   );
 }
 
-export function TracerFindings({ bot }: { bot: BenchBot }) {
+export function TracerFindings({ bot }: { bot: BotReport }) {
   const t = bot.tracer;
   return (
     <Stack gap="xs">
@@ -338,19 +353,19 @@ export function TracerFindings({ bot }: { bot: BenchBot }) {
         {[
           `TRACER found ${counted(t.functionalities, "functionality", "functionalities")}:`,
           `precision ${formatPoints(t.precision)}`,
-          `(${formatCount(t.truePositives)} real, ${formatCount(t.falsePositives)} not real or duplicates),`,
+          `(${formatCount(t.true_positives)} real, ${formatCount(t.false_positives)} not real or duplicates),`,
           `recall ${formatPoints(t.recall)}`,
-          `(modules ${formatFraction(t.recallModules) || "—"}, inputs ${formatFraction(t.recallInputs) || "—"})`,
+          `(modules ${formatFraction(t.recall_modules) || "—"}, inputs ${formatFraction(t.recall_inputs) || "—"})`,
           t.matcher === "llm" ? "matched by a judge model;" : "(approximation: matched by word overlap);",
-          `${formatCount(t.validProfiles)} valid profiles of ${formatCount(t.profiles)}.`,
+          `${formatCount(t.valid_profiles)} valid profiles of ${formatCount(t.profiles)}.`,
         ].join(" ")}
       </Text>
-      {(t.missedModules.length > 0 || t.missedInputs.length > 0) && (
+      {(t.missed_modules.length > 0 || t.missed_inputs.length > 0) && (
         <Group gap={4} aria-label="Missed by TRACER">
           <Text size="sm" c="dimmed">
             Missed:
           </Text>
-          {[...t.missedModules, ...t.missedInputs].map((name) => (
+          {[...t.missed_modules, ...t.missed_inputs].map((name) => (
             <Badge key={name} variant="outline" color="gray" tt="none">
               {name}
             </Badge>
@@ -382,7 +397,7 @@ export function TracerFindings({ bot }: { bot: BenchBot }) {
             {bot.profiles.map((profile, index) => (
               <Table.Tr key={`${profile.name}-${String(index)}`}>
                 <Table.Td>{profile.name}</Table.Td>
-                <Table.Td>{profile.model || "—"}</Table.Td>
+                <Table.Td>{profile.model ?? "—"}</Table.Td>
                 <Table.Td>{profile.temperature === null ? "default" : String(profile.temperature)}</Table.Td>
                 <Table.Td>{formatCount(profile.goals)}</Table.Td>
               </Table.Tr>
@@ -394,8 +409,9 @@ export function TracerFindings({ bot }: { bot: BenchBot }) {
   );
 }
 
-export function UsagePerPhase({ bot }: { bot: BenchBot }) {
-  if (bot.phases.length === 0) return null;
+export function UsagePerPhase({ bot }: { bot: BotReport }) {
+  const phases = phasesOf(bot);
+  if (phases.length === 0) return null;
   return (
     <Table withTableBorder fz="sm" aria-label={`LLM usage per phase of ${bot.name}`}>
       <Table.Thead>
@@ -408,13 +424,13 @@ export function UsagePerPhase({ bot }: { bot: BenchBot }) {
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
-        {bot.phases.map((row) => (
+        {phases.map((row) => (
           <Table.Tr key={row.phase}>
             <Table.Td>{PHASE_LABEL[row.phase] ?? row.phase}</Table.Td>
             <Table.Td>{formatCount(row.calls)}</Table.Td>
-            <Table.Td>{formatTokens(row.promptTokens, row.completionTokens)}</Table.Td>
-            <Table.Td>{formatCost(row.costUsd)}</Table.Td>
-            <Table.Td>{formatSeconds(row.wallSeconds)}</Table.Td>
+            <Table.Td>{formatTokens(row.prompt_tokens, row.completion_tokens)}</Table.Td>
+            <Table.Td>{formatCost(row.cost_usd)}</Table.Td>
+            <Table.Td>{formatSeconds(row.wall_s)}</Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>

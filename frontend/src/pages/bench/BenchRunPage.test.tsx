@@ -3,7 +3,7 @@ import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
-import { BENCH_JSON, BENCH_MD, benchRun } from "./bench-fixture";
+import { BENCH_JSON, BENCH_MD, benchRun } from "../../testing/bench-fixture";
 
 function serveFinishedBench(overrides: Parameters<typeof benchRun>[0] = {}) {
   const run = benchRun(overrides);

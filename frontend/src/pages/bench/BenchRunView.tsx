@@ -6,8 +6,8 @@ import { Badge, Card, Group, Stack, Table, Tabs, Text, Title } from "@mantine/co
 import { type ReactNode, useState } from "react";
 import { useArtefact } from "../../api/runs/artefacts";
 import { useRunEvents } from "../../api/runs/project-runs";
-import { isRunActive, type Run } from "../../api/runs/runs";
-import { type BenchData, readBench, readBenchSummary, readMutantEvents } from "../../api/bench/runs-bench";
+import { isRunActive, resultOf, type Run } from "../../api/runs/runs";
+import { type BenchReport, benchBots, readBenchSettings, readMutantEvents } from "../../api/bench/runs-bench";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
@@ -78,15 +78,16 @@ function LiveMutants({ run }: { run: Run }) {
   );
 }
 
-function Figures({ data }: { data: BenchData }) {
-  const many = data.bots.length > 1;
+function Figures({ data }: { data: BenchReport }) {
+  const bots = benchBots(data);
+  const many = bots.length > 1;
   return (
     <Stack gap="md">
       <MeasuredWith data={data} />
       <Headline data={data} />
       <LiveMutantsAlert data={data} />
-      {data.bots.map((bot) => (
-        <Stack key={bot.id} gap="md">
+      {bots.map((bot) => (
+        <Stack key={bot.bot} gap="md">
           <Title order={2} size="h4">
             {many ? `Coverage — ${bot.name}` : "Coverage of the ground truth"}
           </Title>
@@ -98,8 +99,8 @@ function Figures({ data }: { data: BenchData }) {
       </Title>
       <KillsPerOperator data={data} />
       <KillsPerReason data={data} />
-      {data.bots.map((bot) => (
-        <Stack key={`tracer-${bot.id}`} gap="sm">
+      {bots.map((bot) => (
+        <Stack key={`tracer-${bot.bot}`} gap="sm">
           <Title order={2} size="h4">
             {`TRACER on ${bot.name}`}
           </Title>
@@ -114,8 +115,9 @@ function Figures({ data }: { data: BenchData }) {
   );
 }
 
-function OracleRules({ data }: { data: BenchData }) {
-  const many = data.bots.length > 1;
+function OracleRules({ data }: { data: BenchReport }) {
+  const bots = benchBots(data);
+  const many = bots.length > 1;
   return (
     <Stack gap="md">
       <Text size="sm" c="dimmed">
@@ -123,8 +125,8 @@ function OracleRules({ data }: { data: BenchData }) {
         ground truth gets) and rules generated from each bot&apos;s ground truth (oracles). Every conversation, on the
         original and on each mutant, is checked against them.
       </Text>
-      {data.bots.map((bot) => (
-        <Stack key={bot.id} gap="xs">
+      {bots.map((bot) => (
+        <Stack key={bot.bot} gap="xs">
           {many && (
             <Title order={2} size="h5">
               {bot.name}
@@ -172,7 +174,7 @@ function BenchLoad({
   children,
 }: {
   bench: ReturnType<typeof useBenchData>;
-  children: (data: BenchData) => ReactNode;
+  children: (data: BenchReport) => ReactNode;
 }) {
   if (bench.isPending) return <LoadingState label="Loading the figures" />;
   if (isMissingArtefact(bench.error)) return <Text c="dimmed">This run left no figures.</Text>;
@@ -181,11 +183,12 @@ function BenchLoad({
 }
 
 function useBenchData(run: Run) {
-  return useArtefact(run.id, "bench", readBench, !isRunActive(run.status));
+  return useArtefact(run.id, "bench", !isRunActive(run.status));
 }
 
 export function BenchRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
-  const summary = readBenchSummary(run);
+  const summary = readBenchSettings(run);
+  const result = resultOf(run, "bench");
   const active = isRunActive(run.status);
   const bench = useBenchData(run);
   // Until the user picks a tab: the figures once the run has succeeded, its progress before.
@@ -214,8 +217,8 @@ export function BenchRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
             label: "Mutants per operator",
             value: `${formatCount(summary.mutantsPerOperator)} (${operators})`,
           },
-          { label: "Mutation score", value: formatPoints(summary.mutationScore) },
-          { label: "Automatic", value: formatPoints(summary.mutationScoreAutomatic) },
+          { label: "Mutation score", value: formatPoints(result?.mutation_score ?? null) },
+          { label: "Automatic", value: formatPoints(result?.mutation_score_automatic ?? null) },
         ]}
         actions={<ExportMenu runId={run.id} />}
       />
@@ -246,7 +249,7 @@ export function BenchRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
             <BenchLoad bench={bench}>{(data) => <Figures data={data} />}</BenchLoad>
           </Tabs.Panel>
           <Tabs.Panel value="mutants">
-            <BenchLoad bench={bench}>{(data) => <MutantsSection bots={data.bots} />}</BenchLoad>
+            <BenchLoad bench={bench}>{(data) => <MutantsSection bots={benchBots(data)} />}</BenchLoad>
           </Tabs.Panel>
           <Tabs.Panel value="rules">
             <BenchLoad bench={bench}>{(data) => <OracleRules data={data} />}</BenchLoad>

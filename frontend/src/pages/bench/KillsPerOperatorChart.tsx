@@ -2,10 +2,10 @@
 import "@mantine/charts/styles.css";
 import { BarChart } from "@mantine/charts";
 import { Paper, Stack, Text, Title } from "@mantine/core";
-import type { OperatorKills } from "../../api/bench/runs-bench";
+import type { OperatorRow } from "../../api/bench/runs-bench";
 import { counted } from "../../lib/text";
 
-export function KillsPerOperatorChart({ rows }: { rows: OperatorKills[] }) {
+export function KillsPerOperatorChart({ rows }: { rows: OperatorRow[] }) {
   const scored = rows.filter((row) => row.killed + row.live + row.inconclusive > 0);
   const killed = rows.reduce((sum, row) => sum + row.killed, 0);
   const live = rows.reduce((sum, row) => sum + row.live, 0);

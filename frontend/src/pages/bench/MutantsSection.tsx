@@ -6,13 +6,19 @@
  */
 import { Badge, Code, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
-import type { BenchBot, BenchMutant, MutantStatus } from "../../api/bench/runs-bench";
+import {
+  type BotReport,
+  KILL_REASONS,
+  type MutantResult,
+  type MutantStatus,
+  orderedCounts,
+} from "../../api/bench/runs-bench";
 import { formatCount } from "../dashboards/format";
 import { formatSignature, MUTANT_COLOR, REASON_HELP } from "./bench-text";
 
 type Filter = "all" | Exclude<MutantStatus, "stillborn">;
 
-interface Row extends BenchMutant {
+interface Row extends MutantResult {
   bot: string;
 }
 
@@ -33,14 +39,15 @@ function Reasons({ mutant }: { mutant: Row }) {
   if (mutant.status === "inconclusive") {
     return (
       <Text size="xs" c="dimmed" style={{ overflowWrap: "anywhere" }}>
-        {mutant.error || "No conversation was conclusive."}
+        {mutant.error ?? "No conversation was conclusive."}
       </Text>
     );
   }
-  if (mutant.reasons.length === 0) return <Text size="sm">—</Text>;
+  const reasons = orderedCounts(mutant.reasons, KILL_REASONS);
+  if (reasons.length === 0) return <Text size="sm">—</Text>;
   return (
     <Group gap={4}>
-      {mutant.reasons.map(([reason, count]) => (
+      {reasons.map(([reason, count]) => (
         <Badge key={reason} variant="outline" color="gray" tt="none" title={REASON_HELP[reason]} miw="max-content">
           {`${reason} × ${String(count)}`}
         </Badge>
@@ -56,7 +63,7 @@ function KillingSignatures({ mutant }: { mutant: Row }) {
     <Stack gap={0}>
       {killing.map((kill) => (
         <Text key={formatSignature(kill.signature)} size="xs" ff="monospace" title={kill.evidence}>
-          {`${formatSignature(kill.signature)} (${formatCount(kill.mutantCount)}/${formatCount(mutant.repeats)}, original 0)`}
+          {`${formatSignature(kill.signature)} (${formatCount(kill.mutant_count)}/${formatCount(mutant.repeats)}, original 0)`}
         </Text>
       ))}
     </Stack>
@@ -65,8 +72,9 @@ function KillingSignatures({ mutant }: { mutant: Row }) {
 
 function MutantRow({ mutant, showBot }: { mutant: Row; showBot: boolean }) {
   const live = mutant.status === "live";
+  const rules = orderedCounts(mutant.rules);
   return (
-    <Table.Tr data-status={mutant.status ?? "unknown"} bg={live ? "var(--mantine-color-red-light)" : undefined}>
+    <Table.Tr data-status={mutant.status} bg={live ? "var(--mantine-color-red-light)" : undefined}>
       {showBot && <Table.Td>{mutant.bot}</Table.Td>}
       <Table.Td>
         <Code>{mutant.id}</Code>
@@ -81,11 +89,11 @@ function MutantRow({ mutant, showBot }: { mutant: Row; showBot: boolean }) {
         <Reasons mutant={mutant} />
       </Table.Td>
       <Table.Td>
-        {mutant.rules.length === 0 ? (
+        {rules.length === 0 ? (
           "—"
         ) : (
           <Stack gap={0}>
-            {mutant.rules.map(([rule, count]) => (
+            {rules.map(([rule, count]) => (
               <Text key={rule} size="xs" ff="monospace">
                 {`${rule} × ${String(count)}`}
               </Text>
@@ -93,9 +101,7 @@ function MutantRow({ mutant, showBot }: { mutant: Row; showBot: boolean }) {
           </Stack>
         )}
       </Table.Td>
-      <Table.Td>
-        {mutant.killedAutomatic === null ? "—" : mutant.killedAutomatic ? "killed" : "not killed"}
-      </Table.Td>
+      <Table.Td>{mutant.killed_automatic ? "killed" : "not killed"}</Table.Td>
       <Table.Td>
         <KillingSignatures mutant={mutant} />
       </Table.Td>
@@ -108,9 +114,9 @@ function MutantRow({ mutant, showBot }: { mutant: Row; showBot: boolean }) {
   );
 }
 
-export function MutantsSection({ bots }: { bots: BenchBot[] }) {
+export function MutantsSection({ bots }: { bots: BotReport[] }) {
   const [filter, setFilter] = useState<Filter>("all");
-  const rows: Row[] = bots.flatMap((bot) => bot.mutants.map((mutant) => ({ ...mutant, bot: bot.id })));
+  const rows: Row[] = bots.flatMap((bot) => bot.mutation.mutants.map((mutant) => ({ ...mutant, bot: bot.bot })));
   const showBot = bots.length > 1;
   const counted = rows.filter((row) => row.status !== "stillborn");
   const stillborn = rows.filter((row) => row.status === "stillborn");
@@ -208,7 +214,7 @@ export function MutantsSection({ bots }: { bots: BenchBot[] }) {
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm" style={{ overflowWrap: "anywhere" }}>
-                      {mutant.stillbornReason || mutant.description}
+                      {mutant.stillborn_reason ?? mutant.description}
                     </Text>
                   </Table.Td>
                 </Table.Tr>

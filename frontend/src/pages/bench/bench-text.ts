@@ -30,9 +30,10 @@ export const PHASE_LABEL: Record<string, string> = {
 };
 
 /** "a kill reason · profile · #index · rule or output". */
-export function formatSignature(signature: [string, string, number | null, string]): string {
+export function formatSignature(signature: readonly (string | number | null)[]): string {
   const [reason, profile, index, detail] = signature;
-  return [reason, profile, `#${index === null ? "?" : String(index)}`, detail].filter(Boolean).join(" · ");
+  const number = index === null || index === undefined ? "?" : String(index);
+  return [reason, profile, `#${number}`, detail].filter(Boolean).join(" · ");
 }
 
 export function formatTokens(prompt: number | null, completion: number | null): string {
@@ -40,6 +41,8 @@ export function formatTokens(prompt: number | null, completion: number | null): 
   return `${(prompt ?? 0).toLocaleString()} + ${(completion ?? 0).toLocaleString()}`;
 }
 
-export function formatFraction(value: [number, number] | null): string {
-  return value === null ? "" : `${String(value[0])}/${String(value[1])}`;
+/** `[found, total]` as "found/total"; "" when it is not a pair. */
+export function formatFraction(value: readonly number[] | null): string {
+  const [found, total] = value ?? [];
+  return found === undefined || total === undefined ? "" : `${String(found)}/${String(total)}`;
 }

@@ -3,14 +3,15 @@ import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import type { RunCoverage } from "../../api/runs/coverage";
 import type { ResultOf } from "../../api/runs/runs";
+import { graphNode, START } from "../../testing/graph";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { workspaceDb } from "../../testing/workspace-db";
 
 const HOSTILE = '<img src=x onerror="alert(1)">';
 
-function graphNode(id: string, label: string, description = "") {
-  return { id, label, kind: "functionality", category: "Ordering", description, parameters: [], outputs: [] };
+function functionality(id: string, label: string, description = "") {
+  return graphNode({ id, label, category: "Ordering", description });
 }
 
 function node(name: string, label: string, reached: number, failed: number, decidable = true) {
@@ -33,11 +34,11 @@ function coverage(runId: number, decided = true): RunCoverage {
     tracer_run: 41,
     graph: {
       nodes: [
-        { id: "__start__", label: "Start", kind: "start" },
-        graphNode("order_pizza", "Order pizza"),
-        graphNode("opening_hours", "Opening hours"),
-        graphNode("track_delivery", "Track delivery", HOSTILE),
-        graphNode("ask_for_info", "Ask for info"),
+        START,
+        functionality("order_pizza", "Order pizza"),
+        functionality("opening_hours", "Opening hours"),
+        functionality("track_delivery", "Track delivery", HOSTILE),
+        functionality("ask_for_info", "Ask for info"),
       ],
       edges: [{ source: "__start__", target: "order_pizza", kind: "entry" }],
       categories: ["Ordering"],

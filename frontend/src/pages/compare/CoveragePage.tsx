@@ -273,7 +273,7 @@ export function CoverageView({ runId, mode }: { runId: number; mode: DashboardMo
         <EmptyState title="The TRACER graph has no functionality">Explore the chatbot again with TRACER.</EmptyState>
       ) : (
         <>
-          <WorkflowGraph data={data.graphData} marks={marks} filename={`coverage-${String(runId)}`} height={480} />
+          <WorkflowGraph data={data.graph} marks={marks} filename={`coverage-${String(runId)}`} height={480} />
           <CoverageTable nodes={data.nodes} decided={data.decided} />
           {data.decided && (
             <Unreached

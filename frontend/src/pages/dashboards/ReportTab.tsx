@@ -1,6 +1,6 @@
 /** A run's Markdown report (TRACER, bench) as a tab, and how an artefact the run never wrote is recognised. */
 import { Paper, Text } from "@mantine/core";
-import { readReport, useArtefact } from "../../api/runs/artefacts";
+import { useArtefact } from "../../api/runs/artefacts";
 import { ApiError } from "../../api/errors";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { MarkdownReport } from "./MarkdownReport";
@@ -11,7 +11,7 @@ export function isMissingArtefact(error: Error | null): boolean {
 }
 
 export function ReportTab({ runId }: { runId: number }) {
-  const report = useArtefact(runId, "report", readReport);
+  const report = useArtefact(runId, "report");
   if (report.isPending) return <LoadingState label="Loading the report" />;
   if (isMissingArtefact(report.error)) return <Text c="dimmed">This run wrote no report.</Text>;
   if (report.isError) return <ErrorState error={report.error} title="Could not load the report" />;

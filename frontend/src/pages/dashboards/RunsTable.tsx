@@ -9,8 +9,8 @@ import type { ReactNode } from "react";
 import { useState } from "react";
 import { Link } from "react-router";
 import { useAllProjects } from "../../api/workspace/projects";
-import { readBenchSummary } from "../../api/bench/runs-bench";
-import type { Run, RunStatus } from "../../api/runs/runs";
+import { readBenchSettings } from "../../api/bench/runs-bench";
+import { resultOf, type Run, type RunStatus } from "../../api/runs/runs";
 import {
   type DashboardKind,
   readSenseiSummary,
@@ -125,25 +125,25 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
   if (kind === "bench") {
     return [
       ...base,
-      { label: "Bot", cell: (run) => readBenchSummary(run).bot || "—" },
+      { label: "Bot", cell: (run) => readBenchSettings(run).bot || "—" },
       {
         label: "Sessions × turns",
         cell: (run) => {
-          const s = readBenchSummary(run);
+          const s = readBenchSettings(run);
           return `${formatCount(s.sessions)} × ${formatCount(s.turns)}`;
         },
       },
       {
         label: "Mutants killed",
         cell: (run) => {
-          const s = readBenchSummary(run);
-          return s.killed === null ? "—" : `${String(s.killed)} of ${String(s.killed + (s.live ?? 0))}`;
+          const result = resultOf(run, "bench");
+          return result === null ? "—" : `${String(result.killed)} of ${String(result.killed + result.live)}`;
         },
       },
       {
         label: "Live",
         cell: (run) => {
-          const live = readBenchSummary(run).live;
+          const live = resultOf(run, "bench")?.live ?? null;
           return (
             <Text size="sm" c={live ? "red" : undefined}>
               {formatCount(live)}
@@ -151,8 +151,8 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
           );
         },
       },
-      { label: "Mutation score", cell: (run) => formatPoints(readBenchSummary(run).mutationScore) },
-      { label: "False alarms", cell: (run) => formatPoints(readBenchSummary(run).falseAlarmRate) },
+      { label: "Mutation score", cell: (run) => formatPoints(resultOf(run, "bench")?.mutation_score ?? null) },
+      { label: "False alarms", cell: (run) => formatPoints(resultOf(run, "bench")?.false_alarm_rate ?? null) },
       ...tail,
     ];
   }

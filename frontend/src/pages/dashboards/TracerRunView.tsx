@@ -19,7 +19,7 @@ import {
 } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { readGraph, useArtefact } from "../../api/runs/artefacts";
+import { useArtefact } from "../../api/runs/artefacts";
 import type { TranscriptTurn } from "../../api/runs/conversations";
 import { useProfiles } from "../../api/workspace/profiles";
 import { type RunEvent, useRunEvents } from "../../api/runs/project-runs";
@@ -40,7 +40,7 @@ import { RunLivePanel } from "./RunLivePanel";
 
 /** The workflow model, drawn as a graph or laid out as a table (the same data), as the user toggles. */
 function GraphTab({ runId }: { runId: number }) {
-  const graph = useArtefact(runId, "graph", readGraph);
+  const graph = useArtefact(runId, "graph");
   const [view, setView] = useState<"graph" | "table">("graph");
   if (graph.isPending) return <LoadingState label="Loading the graph" />;
   if (isMissingArtefact(graph.error)) return <Text c="dimmed">This run has no workflow graph.</Text>;

@@ -3,7 +3,7 @@ import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
-import { BENCH_JSON, benchRun } from "../bench/bench-fixture";
+import { BENCH_JSON, benchRun } from "../../testing/bench-fixture";
 
 describe("public bench page", () => {
   it("shows a public project's bench to a visitor, read-only", async () => {

@@ -2,6 +2,7 @@ import { screen, waitFor, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
 import { highlightQuotes, readSecurityStats } from "../../api/security/security";
+import { graphNode, START, workflowGraph } from "../../testing/graph";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
 import { ATTEMPTS, campaignRun, HOSTILE, QUOTE, STATS } from "../../testing/security-fixture";
@@ -21,33 +22,16 @@ const FROM_STATES = {
   tracer_run: 5,
   by_state: [state("prompt_for_pizza", 0, 6), state("prompt_for_size", 6, 0), state("tell_confirmed_soon", 0, 0, 6)],
 };
-const node = (id: string, depth: number) => ({
-  id,
-  label: id,
-  kind: "functionality",
-  category: "Ordering",
-  description: `the ${id} step`,
-  parameters: [],
-  outputs: [],
-  depth,
-  is_root: depth === 0,
-  is_join: false,
-});
-const GRAPH = {
-  nodes: [
-    { id: "__start__", label: "Start", kind: "start" },
-    node("prompt_for_pizza", 0),
-    node("prompt_for_size", 1),
-    node("tell_confirmed_soon", 2),
-  ],
-  edges: [
+const node = (id: string, depth: number) =>
+  graphNode({ id, category: "Ordering", description: `the ${id} step`, depth, is_root: depth === 0 });
+const GRAPH = workflowGraph(
+  [START, node("prompt_for_pizza", 0), node("prompt_for_size", 1), node("tell_confirmed_soon", 2)],
+  [
     { source: "__start__", target: "prompt_for_pizza", kind: "entry" },
     { source: "prompt_for_pizza", target: "prompt_for_size", kind: "flow" },
     { source: "prompt_for_size", target: "tell_confirmed_soon", kind: "flow" },
   ],
-  categories: ["Ordering"],
-  joins: [],
-};
+);
 
 function serveRun(overrides: Parameters<typeof campaignRun>[0] = {}, stats: object = STATS) {
   const run = campaignRun(overrides);

@@ -5,7 +5,7 @@
  */
 import { Grid, Stack, Text } from "@mantine/core";
 import { useMemo } from "react";
-import { readGraph, useArtefact } from "../../api/runs/artefacts";
+import { useArtefact } from "../../api/runs/artefacts";
 import type { RateRow } from "../../api/security/security";
 import { type NodeMark, WorkflowGraph } from "../../components/graph/WorkflowGraph";
 
@@ -28,7 +28,7 @@ export function StateHeatMap({
   tracerRun: number | null;
   table: React.ReactNode;
 }) {
-  const graph = useArtefact(tracerRun ?? 0, "graph", readGraph, tracerRun !== null);
+  const graph = useArtefact(tracerRun ?? 0, "graph", tracerRun !== null);
   const marks = useMemo(() => Object.fromEntries(rows.map((row) => [row.key, stateMark(row)])), [rows]);
   return (
     <Grid>
