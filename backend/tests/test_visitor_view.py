@@ -174,7 +174,9 @@ def world(auth_api):
     # The chatbot and the model server echo their secrets: the run's writer blanks them before storing (README D12).
     RunRecorder(failing.pk).event("message", {"role": "bot", "text": f"Bad token {SECRET} at {WRITTEN}"})
     RunRecorder(failing.pk).event("warning", {"text": f"HTTP 401 from {LLM_SERVER}: key {KEY} rejected"})
-    Artefact.objects.create(run=failing, name=Artefact.Name.PLAN, content={"note": f"plan for {WRITTEN}"})
+    # A plan's variable value (a webhook to call back, say) can name the chatbot's address too.
+    plan = {"seed": 1, "profiles": [{"profile": "order", "rows": [{"callback": f"plan for {WRITTEN}"}]}]}
+    Artefact.objects.create(run=failing, name=Artefact.Name.PLAN, content=plan)
     guarded, breached = campaign(project, verdict="resisted"), campaign(project, verdict="breached")
     check = Run.objects.create(owner=owner, project=project, kind=Run.Kind.CHECK, status=Run.Status.FAILED)
     # A rule's on-error message quotes what the chatbot said, address and all.

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Model, QuerySet
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_view, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view, inline_serializer
 from rest_framework import exceptions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.parsers import MultiPartParser
@@ -29,6 +29,12 @@ from workspace.models import Personality, Profile, Project, Rule
 from workspace.permissions import PublicReadOwnerWrite, readable_projects, writable_projects
 from workspace.rule_names import check_rule_names
 from workspace.validation import Validation, validate_personality, validate_profile, validate_rule
+
+
+@extend_schema_field({"$ref": "#/components/schemas/JsonValue"})
+class JsonValueField(serializers.JSONField):
+    """A conversation's variable value: the schema's `JsonValue` (engine/json_value.py), as a record has it."""
+
 
 MAX_UPLOAD_FILES = 200
 
@@ -267,7 +273,7 @@ class ProfileViewSet(DocumentViewSet):
             {
                 "conversations": serializers.IntegerField(),
                 "seed": serializers.IntegerField(),
-                "rows": serializers.ListField(child=serializers.DictField()),
+                "rows": serializers.ListField(child=serializers.DictField(child=JsonValueField())),
                 "estimated_cost_usd": serializers.FloatField(allow_null=True),
             },
         ),

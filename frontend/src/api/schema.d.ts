@@ -2031,9 +2031,7 @@ export interface components {
             /** Format: double */
             estimated_cost_usd: number | null;
             seed: number;
-            attacks: {
-                [key: string]: unknown;
-            }[];
+            attacks: components["schemas"]["PlannedAttack"][];
         };
         CampaignRequest: {
             /** @description Defaults to the name in the YAML. */
@@ -3656,10 +3654,22 @@ export interface components {
             conversations: number;
             seed: number;
             rows: {
-                [key: string]: unknown;
+                [key: string]: components["schemas"]["JsonValue"];
             }[];
             /** Format: double */
             estimated_cost_usd: number | null;
+        };
+        PlannedAttack: {
+            attack_id: string;
+            attack: string;
+            delivery: string;
+            attempts: number;
+            oracles: string[];
+            calls: {
+                [key: string]: number;
+            };
+            written_by_llm: boolean;
+            example: string;
         };
         /** @description One profile's plan (`planner.Plan.to_json`): a row of variable values per conversation. */
         PlannedProfile: {
