@@ -2091,9 +2091,7 @@ export interface components {
         ConnectorValidationResult: {
             valid: boolean;
             technology: string | null;
-            problems: {
-                [key: string]: unknown;
-            }[];
+            problems: components["schemas"]["Problem"][];
         };
         /**
          * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault),
@@ -3667,15 +3665,23 @@ export interface components {
         Technology: {
             name: string;
             description: string;
-            parameters: {
-                [key: string]: unknown;
-            }[];
+            parameters: components["schemas"]["TechnologyParameter"][];
             json_schema: {
                 [key: string]: unknown;
             };
             example: {
                 [key: string]: unknown;
             };
+        };
+        /** @description One parameter of a technology (`engine.connectors.technology.Parameter`), as a form shows it. */
+        TechnologyParameter: {
+            name: string;
+            /** @description The JSON Schema type: string, number, integer, boolean, object or array. */
+            type: string;
+            required: boolean;
+            default: unknown;
+            secret: boolean;
+            description: string;
         };
         TextRequest: {
             text: string;
