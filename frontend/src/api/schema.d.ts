@@ -1834,6 +1834,11 @@ export interface components {
         };
         /** @enum {string} */
         CampaignSummaryKindEnum: "security";
+        ChangedFunctionality: {
+            name: string;
+            before: components["schemas"]["FunctionalityShape"];
+            after: components["schemas"]["FunctionalityShape"];
+        };
         /** @description One check: one conversation, one group of k conversations, or the filtered set of a global rule. */
         CheckResult: {
             conversations: string[];
@@ -2364,6 +2369,14 @@ export interface components {
             /** @default false */
             blocking: boolean;
         };
+        /** @description What of a functionality a model diff compares (`_shape`). */
+        FunctionalityShape: {
+            description: string | null;
+            /** @description [name, [options…]] of each parameter, sorted. */
+            parameters: unknown[];
+            outputs: string[];
+            parents: string[];
+        };
         Health: {
             status: components["schemas"]["HealthStatusEnum"];
             database: components["schemas"]["HealthComponent"];
@@ -2389,6 +2402,10 @@ export interface components {
             from: number;
             to: number;
             count: number;
+        };
+        ImportedFile: {
+            file: string;
+            valid: boolean;
         };
         ImportedTurn: {
             role: components["schemas"]["TurnRoleEnum"];
@@ -2458,6 +2475,14 @@ export interface components {
             change_of_mind: number;
             leave_after: number;
             left_on_fallback: number;
+        };
+        ModelDiff: {
+            from: number;
+            to: number;
+            added: string[];
+            removed: string[];
+            changed: components["schemas"]["ChangedFunctionality"][];
+            unchanged: number;
         };
         /** @description The models a key can use: `live` when the provider listed them, `fallback` for a curated list. */
         ModelList: {
@@ -2978,6 +3003,13 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        ProjectImport: {
+            profiles: components["schemas"]["ImportedFile"][];
+            rules: components["schemas"]["ImportedFile"][];
+            campaigns: components["schemas"]["ImportedFile"][];
+            personalities: components["schemas"]["ImportedFile"][];
+            skipped: components["schemas"]["SkippedFile"][];
         };
         ProjectRequest: {
             name: string;
@@ -3636,6 +3668,10 @@ export interface components {
          * @enum {string}
          */
         SizeEnum: "default" | "small" | "tiny";
+        SkippedFile: {
+            file: string;
+            why: string;
+        };
         StateRow: {
             /** @default 0 */
             attempts: number;
@@ -4998,9 +5034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ModelDiff"];
                 };
             };
         };
@@ -5049,9 +5083,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ProjectImport"];
                 };
             };
         };

@@ -185,48 +185,17 @@ export function useDownloadExport() {
 
 // -- model diff ------------------------------------------------------------------------------------------------
 
-export interface ModelDiffChange {
-  name: string;
-  before: Record<string, unknown>;
-  after: Record<string, unknown>;
-}
-
-export interface ModelDiff {
-  added: string[];
-  removed: string[];
-  changed: ModelDiffChange[];
-  unchanged: number;
-}
-
-export function readModelDiff(body: unknown): ModelDiff {
-  const data = isRecord(body) ? body : {};
-  const names = (value: unknown) => (Array.isArray(value) ? value.map(str).filter(Boolean) : []);
-  return {
-    added: names(data.added),
-    removed: names(data.removed),
-    changed: (Array.isArray(data.changed) ? data.changed.filter(isRecord) : []).map((row) => ({
-      name: str(row.name),
-      before: isRecord(row.before) ? row.before : {},
-      after: isRecord(row.after) ? row.after : {},
-    })),
-    unchanged: num(data.unchanged) ?? 0,
-  };
-}
-
-export async function getModelDiff(projectId: number, from: number, to: number, signal?: AbortSignal) {
-  const body: unknown = await unwrap(
-    api.GET("/api/projects/{project_id}/diff/", {
-      params: { path: { project_id: projectId }, query: { from, to } },
-      signal,
-    }),
-  );
-  return readModelDiff(body);
-}
-
+/** Functionalities added, removed and changed between two TRACER runs of a project. */
 export function useModelDiff(projectId: number, from: number, to: number | null) {
   return useQuery({
     queryKey: runKeys.diff(projectId, from, to ?? 0),
-    queryFn: ({ signal }) => getModelDiff(projectId, from, to ?? 0, signal),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/projects/{project_id}/diff/", {
+          params: { path: { project_id: projectId }, query: { from, to: to ?? 0 } },
+          signal,
+        }),
+      ),
     enabled: to !== null,
     staleTime: Infinity,
   });
