@@ -4,10 +4,9 @@
  * quoted evidence; exports. The same page serves the owner and visitors of a public project (read-only).
  */
 import { Button, Select, Stack, Table, Tabs, Text, Title, Tooltip } from "@mantine/core";
-import { useDocumentTitle } from "@mantine/hooks";
 import { useState } from "react";
-import { Link, useParams } from "react-router";
-import { isRunActive, type Run, useRun } from "../../api/runs/runs";
+import { Link } from "react-router";
+import { isRunActive, type Run } from "../../api/runs/runs";
 import {
   attemptsText,
   type AttemptView,
@@ -19,10 +18,11 @@ import {
   type Verdict,
 } from "../../api/security/security";
 import { ResourceTable } from "../../components/ResourceTable";
-import { ErrorState, LoadingState, NotFoundState } from "../../components/StateViews";
+import { ErrorState, LoadingState } from "../../components/StateViews";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
 import { RunHeader } from "../dashboards/RunHeader";
+import { RunOfKind } from "../dashboards/RunRoute";
 import { RunLivePanel } from "../dashboards/RunLivePanel";
 import { ExportMenu } from "../dashboards/SenseiRunView";
 import { AttemptModal, VerdictBadge } from "./AttemptDetails";
@@ -271,28 +271,16 @@ export function SecurityRunView({ run, mode }: { run: Run; mode: DashboardMode }
 }
 
 function SecurityRunRoute({ mode }: { mode: DashboardMode }) {
-  const runId = Number(useParams().runId);
-  const valid = Number.isInteger(runId) && runId > 0;
-  const run = useRun(valid ? runId : 0);
-  useDocumentTitle(`Campaign run #${String(runId)} · Parley`);
   const notFound = {
     what: "run",
     backTo: mode === "public" ? dashboardPaths.publicProjects : securityPaths.home,
     backLabel: mode === "public" ? "Back to the public projects" : "Back to the campaigns",
   };
-  if (!valid || (run.data && run.data.kind !== "security")) return <NotFoundState {...notFound} />;
-  if (run.isPending) return <LoadingState label="Loading the run" />;
-  if (run.isError) {
-    return (
-      <ErrorState
-        error={run.error}
-        title="Could not load the run"
-        onRetry={() => void run.refetch()}
-        notFound={notFound}
-      />
-    );
-  }
-  return <SecurityRunView run={run.data} mode={mode} />;
+  return (
+    <RunOfKind kind="security" title="Campaign run" notFound={notFound}>
+      {(run) => <SecurityRunView run={run} mode={mode} />}
+    </RunOfKind>
+  );
 }
 
 export function SecurityRunPage() {
