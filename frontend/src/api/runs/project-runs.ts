@@ -12,7 +12,6 @@ import type { Run } from "./runs";
 export { MAX_EVENTS_KEPT, type RunEvent } from "./run-cache";
 
 export type StartRunInput = RequestJson<"/api/projects/{project_id}/runs/", "post">;
-export type RunKind = StartRunInput["kind"];
 
 /** Parallel simulated conversations when the caller does not say (the server's default). */
 export const DEFAULT_CONCURRENCY = 4;

@@ -9,7 +9,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap, unwrapEmpty } from "../client";
 import { useLiveRunLists } from "../runs/live";
-import { collectPages, type Page } from "../pagination";
+import { collectPages } from "../pagination";
 import { campaignKeys, runKeys } from "../query-keys";
 import type { components } from "../schema";
 import type { ResponseJson } from "../types";
@@ -17,7 +17,6 @@ import type { Run } from "../runs/runs";
 
 export type Campaign = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/", "get", 200>;
 export type CampaignPlan = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/plan/", "post", 200>;
-type AttemptRow = ResponseJson<"/api/runs/{id}/attempts/", "get", 200>["results"][number];
 
 export const VERDICTS = ["breached", "resisted", "inconclusive", "error"] as const;
 export type Verdict = (typeof VERDICTS)[number];
@@ -143,50 +142,11 @@ export function useSecurityRuns(projectId: number | null) {
 // -- attempts ------------------------------------------------------------------------------------------------------
 
 export type AttemptRecord = components["schemas"]["AttemptRecord"];
-export type EvidenceView = components["schemas"]["Evidence"];
 /** `phase` `prefix`: TRACER's recorded turns replayed to reach the state attacked from. */
 export type TurnView = components["schemas"]["TranscriptTurn"];
-export type FindingView = components["schemas"]["Finding"];
 
-/** An attempt as the screens show it: the row's columns and its record (typed by the API schema). */
-export interface AttemptView {
-  id: number;
-  attackId: string;
-  attack: string;
-  index: number;
-  delivery: string;
-  verdict: Verdict;
-  because: string;
-  evidence: EvidenceView[];
-  prompt: string;
-  source: string;
-  refused: boolean;
-  findings: FindingView[];
-  transcript: TurnView[];
-  notes: string[];
-  costUsd: number | null;
-}
-
-export function attemptView(row: AttemptRow): AttemptView {
-  const { record } = row;
-  return {
-    id: row.id,
-    attackId: row.attack_id,
-    attack: row.attack,
-    index: row.index,
-    delivery: row.delivery,
-    verdict: record.verdict,
-    because: row.because,
-    evidence: record.evidence,
-    prompt: record.prompt,
-    source: record.source,
-    refused: record.refused,
-    findings: record.findings,
-    transcript: record.transcript,
-    notes: record.notes.filter(Boolean),
-    costUsd: row.cost_usd,
-  };
-}
+/** An attempt as the API serves it: the row's columns and its record (typed by the API schema). */
+export type Attempt = ResponseJson<"/api/runs/{id}/attempts/", "get", 200>["results"][number];
 
 export interface AttemptFilters {
   page: number;
@@ -198,16 +158,13 @@ export interface AttemptFilters {
 export function useAttempts(runId: number, filters: AttemptFilters, done: number) {
   return useQuery({
     queryKey: runKeys.attempts(runId, filters, done),
-    queryFn: async ({ signal }): Promise<Page<AttemptView>> => {
+    queryFn: ({ signal }) => {
       const query = {
         page: filters.page,
         ...(filters.verdict && { verdict: filters.verdict }),
         ...(filters.attack && { attack: filters.attack }),
       };
-      const body = await unwrap(
-        api.GET("/api/runs/{id}/attempts/", { params: { path: { id: runId }, query }, signal }),
-      );
-      return { ...body, results: body.results.map(attemptView) };
+      return unwrap(api.GET("/api/runs/{id}/attempts/", { params: { path: { id: runId }, query }, signal }));
     },
     placeholderData: keepPreviousData,
   });

@@ -9,7 +9,7 @@ import { Link } from "react-router";
 import { isRunActive, type Run } from "../../api/runs/runs";
 import {
   attemptsText,
-  type AttemptView,
+  type Attempt,
   type BreachRow,
   campaignName,
   useAttempts,
@@ -143,7 +143,7 @@ function Attacks({ run }: { run: Run }) {
 function Attempts({ run }: { run: Run }) {
   const [page, setPage] = useState(1);
   const [verdict, setVerdict] = useState<Verdict | null>(null);
-  const [open, setOpen] = useState<AttemptView | null>(null);
+  const [open, setOpen] = useState<Attempt | null>(null);
   const attempts = useAttempts(run.id, { page, ...(verdict && { verdict }) }, run.progress.done ?? 0);
   return (
     <Stack gap="sm">
@@ -171,16 +171,16 @@ function Attempts({ run }: { run: Run }) {
         onPageChange={setPage}
         cells={(attempt) => (
           <>
-            <Table.Td ff="monospace">{attempt.attackId}</Table.Td>
+            <Table.Td ff="monospace">{attempt.attack_id}</Table.Td>
             <Table.Td>{attempt.index + 1}</Table.Td>
             <Table.Td>{attempt.delivery}</Table.Td>
             <Table.Td>
-              <VerdictBadge verdict={attempt.verdict} />
+              <VerdictBadge verdict={attempt.record.verdict} />
             </Table.Td>
             <Table.Td style={{ overflowWrap: "anywhere" }}>
-              {attempt.evidence[0] ? (
+              {attempt.record.evidence[0] ? (
                 <Text size="sm" component="q" fs="italic">
-                  {attempt.evidence[0].quote}
+                  {attempt.record.evidence[0].quote}
                 </Text>
               ) : (
                 <Text size="sm" c="dimmed">
@@ -194,7 +194,7 @@ function Attempts({ run }: { run: Run }) {
           <Button
             size="xs"
             variant="light"
-            aria-label={`Show ${attempt.attackId} attempt ${String(attempt.index + 1)}`}
+            aria-label={`Show ${attempt.attack_id} attempt ${String(attempt.index + 1)}`}
             onClick={() => {
               setOpen(attempt);
             }}
