@@ -19,8 +19,8 @@ from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, status
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
 from rest_framework.parsers import MultiPartParser
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -63,12 +63,49 @@ def _shape(functionality: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class FunctionalityShapeSerializer(serializers.Serializer[Any]):
+    """What of a functionality a model diff compares (`_shape`)."""
+
+    description = serializers.CharField(allow_null=True)
+    parameters = serializers.ListField(
+        child=serializers.JSONField(), help_text="[name, [options…]] of each parameter, sorted."
+    )
+    outputs = serializers.ListField(child=serializers.CharField())
+    parents = serializers.ListField(child=serializers.CharField())
+
+
+class ChangedFunctionalitySerializer(serializers.Serializer[Any]):
+    name = serializers.CharField()
+    before = FunctionalityShapeSerializer()
+    after = FunctionalityShapeSerializer()
+
+
+class ImportedFileSerializer(serializers.Serializer[Any]):
+    file = serializers.CharField()
+    valid = serializers.BooleanField()
+
+
+class SkippedFileSerializer(serializers.Serializer[Any]):
+    file = serializers.CharField()
+    why = serializers.CharField()
+
+
 class ModelDiffView(APIView):
     permission_classes = (AllowAny,)  # readable_projects decides
 
     @extend_schema(
         parameters=[OpenApiParameter("from", int, required=True), OpenApiParameter("to", int, required=True)],
-        responses={200: OpenApiTypes.OBJECT},
+        responses=inline_serializer(
+            "ModelDiff",
+            {
+                "from": serializers.IntegerField(),
+                "to": serializers.IntegerField(),
+                "added": serializers.ListField(child=serializers.CharField()),
+                "removed": serializers.ListField(child=serializers.CharField()),
+                "changed": ChangedFunctionalitySerializer(many=True),
+                "unchanged": serializers.IntegerField(),
+            },
+        ),
         summary="Functionalities added, removed and changed between two TRACER runs of the project",
     )
     def get(self, request: Request, project_id: str) -> Response:
@@ -141,7 +178,18 @@ class ImportView(APIView):
                 "properties": {"file": {"type": "string", "format": "binary"}},
             }
         },
-        responses={201: OpenApiTypes.OBJECT},
+        responses={
+            201: inline_serializer(
+                "ProjectImport",
+                {
+                    **{
+                        kind: ImportedFileSerializer(many=True)
+                        for kind in ("profiles", "rules", "campaigns", "personalities")
+                    },
+                    "skipped": SkippedFileSerializer(many=True),
+                },
+            )
+        },
         summary="Import a zip of profiles, rules, security campaigns and personalities (a project export, a "
         "TRACER output folder or SENSEI project folders); an invalid campaign, or a personality that would "
         "replace another of the same name, refuses the whole archive",

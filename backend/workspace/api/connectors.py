@@ -31,6 +31,7 @@ from engine.connectors import (
 )
 from engine.connectors.files import parse_connector_yaml
 from engine.connectors.volatile import MAX_PATTERN_LENGTH, MAX_PATTERNS, check_volatile
+from workspace.api.documents import ProblemSerializer
 from workspace.models import Connector
 
 
@@ -154,10 +155,23 @@ class ConnectorSerializer(serializers.ModelSerializer[Connector]):
         return self._save(instance, validated_data)
 
 
+class TechnologyParameterSerializer(serializers.Serializer[Any]):
+    """One parameter of a technology (`engine.connectors.technology.Parameter`), as a form shows it."""
+
+    name = serializers.CharField()
+    type = serializers.CharField(
+        help_text="The JSON Schema type: string, number, integer, boolean, object or array."
+    )
+    required = serializers.BooleanField()
+    default = serializers.JSONField(allow_null=True)
+    secret = serializers.BooleanField()
+    description = serializers.CharField(allow_blank=True)
+
+
 class TechnologySerializer(serializers.Serializer[Any]):
     name = serializers.CharField()
     description = serializers.CharField()
-    parameters = serializers.ListField(child=serializers.DictField())
+    parameters = TechnologyParameterSerializer(many=True)
     json_schema = serializers.DictField()
     example = serializers.DictField()
 
@@ -213,7 +227,7 @@ class ConnectorViewSet(viewsets.ModelViewSet[Connector]):
             {
                 "valid": serializers.BooleanField(),
                 "technology": serializers.CharField(allow_null=True),
-                "problems": serializers.ListField(child=serializers.DictField()),
+                "problems": ProblemSerializer(many=True),
             },
         ),
         summary="Validate a connector (form values or a connector file) without saving it",

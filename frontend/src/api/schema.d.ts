@@ -2070,6 +2070,11 @@ export interface components {
         };
         /** @enum {string} */
         CampaignSummaryKindEnum: "security";
+        ChangedFunctionality: {
+            name: string;
+            before: components["schemas"]["FunctionalityShape"];
+            after: components["schemas"]["FunctionalityShape"];
+        };
         /** @enum {string} */
         ChatbotTypeEnum: "transactional" | "informational" | "unknown";
         /** @description A scripted profile's check on the chatbot's reply (`engine.sensei.scripted`). */
@@ -2342,9 +2347,7 @@ export interface components {
         ConnectorValidationResult: {
             valid: boolean;
             technology: string | null;
-            problems: {
-                [key: string]: unknown;
-            }[];
+            problems: components["schemas"]["Problem"][];
         };
         /** @description How many of the scored runs were killed (controls) or flagged (false alarms). */
         ControlRate: {
@@ -2804,6 +2807,14 @@ export interface components {
             /** @default  */
             evidence: string;
         };
+        /** @description What of a functionality a model diff compares (`_shape`). */
+        FunctionalityShape: {
+            description: string | null;
+            /** @description [name, [options…]] of each parameter, sorted. */
+            parameters: unknown[];
+            outputs: string[];
+            parents: string[];
+        };
         GraphArtefact: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -2911,6 +2922,10 @@ export interface components {
             from: number;
             to: number;
             count: number;
+        };
+        ImportedFile: {
+            file: string;
+            valid: boolean;
         };
         ImportedTurn: {
             role: components["schemas"]["TurnRoleEnum"];
@@ -3033,6 +3048,14 @@ export interface components {
         };
         /** @enum {string} */
         ModelArtefactNameEnum: "model";
+        ModelDiff: {
+            from: number;
+            to: number;
+            added: string[];
+            removed: string[];
+            changed: components["schemas"]["ChangedFunctionality"][];
+            unchanged: number;
+        };
         /** @description model.json: the functional model TRACER inferred (joins are functionalities with several parents). */
         ModelDocument: {
             languages: string[];
@@ -3803,6 +3826,13 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly updated_at: string;
+        };
+        ProjectImport: {
+            profiles: components["schemas"]["ImportedFile"][];
+            rules: components["schemas"]["ImportedFile"][];
+            campaigns: components["schemas"]["ImportedFile"][];
+            personalities: components["schemas"]["ImportedFile"][];
+            skipped: components["schemas"]["SkippedFile"][];
         };
         ProjectRequest: {
             name: string;
@@ -4588,6 +4618,10 @@ export interface components {
          * @enum {string}
          */
         SizeEnum: "default" | "small" | "tiny";
+        SkippedFile: {
+            file: string;
+            why: string;
+        };
         StateRow: {
             /** @default 0 */
             attempts: number;
@@ -4625,15 +4659,23 @@ export interface components {
         Technology: {
             name: string;
             description: string;
-            parameters: {
-                [key: string]: unknown;
-            }[];
+            parameters: components["schemas"]["TechnologyParameter"][];
             json_schema: {
                 [key: string]: unknown;
             };
             example: {
                 [key: string]: unknown;
             };
+        };
+        /** @description One parameter of a technology (`engine.connectors.technology.Parameter`), as a form shows it. */
+        TechnologyParameter: {
+            name: string;
+            /** @description The JSON Schema type: string, number, integer, boolean, object or array. */
+            type: string;
+            required: boolean;
+            default: unknown;
+            secret: boolean;
+            description: string;
         };
         TextRequest: {
             text: string;
@@ -6164,9 +6206,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ModelDiff"];
                 };
             };
         };
@@ -6215,9 +6255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ProjectImport"];
                 };
             };
         };

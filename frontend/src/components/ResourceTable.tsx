@@ -10,7 +10,7 @@ import { type ReactElement, type ReactNode, useState } from "react";
 import { type Page, pageCount } from "../api/pagination";
 import { ErrorState, LoadingState } from "./StateViews";
 
-interface ResourceTableProps<T extends { id: number }> {
+export interface ResourceTableProps<T extends { id: number }> {
   /** One page of the list, as the API answers it, or the whole list. */
   query: UseQueryResult<Page<T> | T[]>;
   /** What the rows are, in the plural: "keys" reads "Loading keys" and "Could not load your keys". */

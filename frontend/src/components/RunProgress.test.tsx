@@ -6,22 +6,10 @@ import { createMemoryRouter, RouterProvider } from "react-router";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { liveTiming } from "../api/runs/live";
 import { server } from "../testing/server";
-import { controlledStream } from "../testing/stream-handlers";
+import { controlledStream, runningRun } from "../testing/stream-handlers";
 import { describeEvent, RunProgress } from "./RunProgress";
-import { makeRun } from "../testing/workspace-db";
 
-const RUN = makeRun({
-  id: 9,
-  kind: "sensei",
-  status: "running",
-  created_at: "2026-03-14T09:00:00Z",
-  started_at: "2026-03-14T09:00:01Z",
-  wait_seconds: 1,
-  stage: "simulating",
-  progress: { done: 0, total: 4 },
-  project: 1,
-  project_name: "Pizza",
-});
+const RUN = runningRun(9);
 
 function turn(id: number, profile: string, index: number, role: string, text: string) {
   return { id, type: "message", created_at: "2026-03-14T09:00:02Z", data: { profile, index, role, text } };

@@ -22,9 +22,8 @@ import {
 import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import { ApiError } from "../api/errors";
-import { readRunProgress, type RunEvent, useCancelRun, useRunEvents } from "../api/runs/project-runs";
+import { progressPercent, type RunEvent, useCancelRun, useRunEvents } from "../api/runs/project-runs";
 import { type Run, isRunActive } from "../api/runs/runs";
-import { unpricedCalls } from "../api/runs/runs-dashboard";
 import { paths } from "../lib/paths";
 import { ConfirmDialog } from "./ConfirmDialog";
 import { LiveIndicator } from "./LiveIndicator";
@@ -228,11 +227,8 @@ export function RunProgress({ runId, onFinished, title, linkToRunPage = false, r
     );
   }
 
-  const progress = readRunProgress(run);
-  const percent =
-    progress.total !== null && progress.total > 0 && progress.done !== null
-      ? Math.min(100, Math.round((progress.done / progress.total) * 100))
-      : null;
+  const { done, total } = run.progress;
+  const percent = progressPercent(run);
   const finishedOk = run.status === "succeeded";
   const outcome = runOutcome(run);
   const runPage = linkToRunPage ? paths.runPage(run.kind, run.id) : null;
@@ -274,16 +270,10 @@ export function RunProgress({ runId, onFinished, title, linkToRunPage = false, r
         <Stack gap={4} role="status" aria-label="Run progress">
           <Group justify="space-between">
             <Text size="sm">
-              {progress.stage
-                ? `Stage: ${humanize(progress.stage)}`
-                : run.status === "queued"
-                  ? "Waiting for a worker…"
-                  : ""}
+              {run.stage ? `Stage: ${humanize(run.stage)}` : run.status === "queued" ? "Waiting for a worker…" : ""}
             </Text>
             <Text size="sm" c="dimmed">
-              {progress.done !== null && progress.total !== null
-                ? `${String(progress.done)} / ${String(progress.total)}`
-                : ""}
+              {done !== undefined && total !== undefined ? `${String(done)} / ${String(total)}` : ""}
             </Text>
           </Group>
           <Progress
@@ -299,22 +289,18 @@ export function RunProgress({ runId, onFinished, title, linkToRunPage = false, r
           <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="xs">
             <Stat label="Waited" value={formatSeconds(run.wait_seconds)} />
             <Stat label="Duration" value={formatSeconds(run.duration_seconds)} />
-            {progress.usage && <Stat label="LLM calls" value={String(progress.usage.calls)} />}
-            {progress.usage && (
-              <Box>
-                <Text size="xs" c="dimmed">
-                  Cost
-                </Text>
-                <CostText size="sm" fw={500} usd={progress.usage.costUsd} unpriced={unpricedCalls(run)} />
-              </Box>
-            )}
-            {progress.usage && (
-              <Stat
-                label="Tokens"
-                value={`${String(progress.usage.promptTokens)} in / ${String(progress.usage.completionTokens)} out`}
-              />
-            )}
-            {progress.counters.map(([name, value]) => (
+            <Stat label="LLM calls" value={String(run.usage.calls)} />
+            <Box>
+              <Text size="xs" c="dimmed">
+                Cost
+              </Text>
+              <CostText size="sm" fw={500} usd={run.usage.cost_usd} unpriced={run.usage.unpriced_calls} />
+            </Box>
+            <Stat
+              label="Tokens"
+              value={`${String(run.usage.prompt_tokens)} in / ${String(run.usage.completion_tokens)} out`}
+            />
+            {Object.entries(run.counters).map(([name, value]) => (
               <Stat key={name} label={humanize(name)} value={String(value)} />
             ))}
           </SimpleGrid>

@@ -1,5 +1,6 @@
 /** Loading, error and empty states, the same on every screen. */
 import { Alert, Button, Center, Loader, Paper, Stack, Text, Title } from "@mantine/core";
+import type { UseQueryResult } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { Link } from "react-router";
 import { ApiError } from "../api/errors";
@@ -84,4 +85,33 @@ export function EmptyState({ title, children, action }: { title: string; childre
       </Stack>
     </Paper>
   );
+}
+
+/**
+ * A screen that stands on one query: its loading state, its error (a 404: `notFound`, where to go instead), then
+ * `children` with the data. Without children it is only the wait: `if (!query.isSuccess) return <QueryStates …/>`.
+ */
+export function QueryStates<T>({
+  query,
+  what,
+  notFound,
+  children,
+}: {
+  query: UseQueryResult<T>;
+  /** What is loaded, "the run": "Loading the run", "Could not load the run". */
+  what: string;
+  notFound?: NotFoundTarget;
+  children?: (data: T) => ReactNode;
+}) {
+  if (query.isPending) return <LoadingState label={`Loading ${what}`} />;
+  if (query.isError)
+    return (
+      <ErrorState
+        error={query.error}
+        title={`Could not load ${what}`}
+        onRetry={() => void query.refetch()}
+        notFound={notFound}
+      />
+    );
+  return children?.(query.data) ?? null;
 }

@@ -4,7 +4,7 @@
  * fault (the simulated user, Parley's model, the infrastructure, the test setup).
  */
 import { Badge, Group, Stack, Text } from "@mantine/core";
-import type { Fault } from "../api/runs/faults";
+import { type Fault, FAULTS } from "../api/runs/faults";
 
 export type Verdict = "passed" | "failed" | "inconclusive";
 
@@ -59,10 +59,9 @@ export function FaultCell({ fault, evidenceTurn }: { fault: Fault | null; eviden
 }
 
 /** "Simulated user 2 · Parley's model 1": who is at fault for the inconclusive conversations of a run. */
-export function inconclusiveFaults(faults: readonly [Fault, number][]): string {
-  return faults
-    .filter(([fault]) => fault !== "chatbot")
-    .map(([fault, count]) => `${FAULT_LABEL[fault]} ${String(count)}`)
+export function inconclusiveFaults(faults: Readonly<Record<string, number>>): string {
+  return FAULTS.filter((fault) => fault !== "chatbot" && (faults[fault] ?? 0) > 0)
+    .map((fault) => `${FAULT_LABEL[fault]} ${String(faults[fault] ?? 0)}`)
     .join(" · ");
 }
 
@@ -95,7 +94,7 @@ export function VerdictCounts({
   passed: number;
   failed: number;
   inconclusive: number;
-  faults?: readonly [Fault, number][] | null;
+  faults?: Readonly<Record<string, number>> | null;
 }) {
   const counts: [Verdict, number][] = [
     ["passed", passed],

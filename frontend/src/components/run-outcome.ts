@@ -2,8 +2,7 @@
  * How a run's end is shown. Status alone can mislead: a TRACER run that found no functionality "succeeded", yet
  * it produced nothing to test with, so it is shown as a warning with the likely reasons instead of a green badge.
  */
-import { readTracerSummary } from "../api/runs/runs-dashboard";
-import type { Run, RunStatus } from "../api/runs/runs";
+import { resultOf, type Run, type RunStatus } from "../api/runs/runs";
 
 export const STATUS_COLOR: Record<RunStatus, string> = {
   queued: "gray",
@@ -31,7 +30,7 @@ export const TRACER_FOUND_NOTHING = {
 export function runOutcome(run: Pick<Run, "kind" | "status" | "params" | "result" | "cancel_requested">): RunOutcome {
   if ((run.status === "queued" || run.status === "running") && run.cancel_requested)
     return { label: "cancelling", color: "orange", warning: null };
-  if (run.kind === "tracer" && run.status === "succeeded" && readTracerSummary(run).functionalities === 0)
+  if (run.kind === "tracer" && run.status === "succeeded" && resultOf(run, "tracer")?.functionalities === 0)
     return { label: "found nothing", color: "yellow", warning: TRACER_FOUND_NOTHING };
   return { label: run.status, color: STATUS_COLOR[run.status], warning: null };
 }

@@ -4,7 +4,23 @@
  * open and quiet. Tests that need a particular sequence use `controlledStream` or `sseResponse` in a handler.
  */
 import { http, HttpResponse } from "msw";
-import { workspaceDb } from "./workspace-db";
+import { makeRun, workspaceDb } from "./workspace-db";
+
+/** A SENSEI run of project 1 ("Pizza") simulating the first of its 4 conversations: what a live view follows. */
+export function runningRun(id: number) {
+  return makeRun({
+    id,
+    kind: "sensei",
+    status: "running",
+    created_at: "2026-03-14T09:00:00Z",
+    started_at: "2026-03-14T09:00:01Z",
+    wait_seconds: 1,
+    stage: "simulating",
+    progress: { done: 0, total: 4 },
+    project: 1,
+    project_name: "Pizza",
+  });
+}
 
 export interface SseMessage {
   event: string;

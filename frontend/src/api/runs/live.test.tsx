@@ -5,25 +5,13 @@ import type { ReactNode } from "react";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tokenStore } from "../../lib/token-store";
 import { server } from "../../testing/server";
-import { controlledStream } from "../../testing/stream-handlers";
+import { controlledStream, runningRun } from "../../testing/stream-handlers";
 import { liveTiming, retryDelay, useLiveRun, useLiveRunLists } from "./live";
 import { useRunEvents } from "./project-runs";
 import { runKeys } from "../query-keys";
 import { type Run, useRun } from "./runs";
-import { makeRun } from "../../testing/workspace-db";
 
-const RUN = makeRun({
-  id: 7,
-  kind: "sensei",
-  status: "running",
-  created_at: "2026-03-14T09:00:00Z",
-  started_at: "2026-03-14T09:00:01Z",
-  wait_seconds: 1,
-  stage: "simulating",
-  progress: { done: 0, total: 4 },
-  project: 1,
-  project_name: "Pizza",
-});
+const RUN = runningRun(7);
 
 function event(id: number, text: string) {
   return { id, type: "message", created_at: "2026-03-14T09:00:02Z", data: { profile: "pizza", index: 0, text } };

@@ -274,11 +274,6 @@ export function useLiveRun(runId: number | null): LiveState | null {
   return useChannelState(queryClient, key);
 }
 
-/** The state of run `runId`'s connection, if some hook holds one (opens nothing itself). */
-export function useLiveRunState(runId: number): LiveState | null {
-  return useChannelState(useQueryClient(), runChannelKey(runId));
-}
-
 // -- the runs lists ------------------------------------------------------------------------------------------
 
 const LISTS_KEY = "runs";

@@ -1,7 +1,5 @@
 /**
  * TRACER, SENSEI and check runs of a project, their live events and cancellation.
- *
- * A run's live fields (stage, progress, counters, usage) as the progress views show them: `readRunProgress`.
  */
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "../client";
@@ -14,7 +12,6 @@ import type { Run } from "./runs";
 export { MAX_EVENTS_KEPT, type RunEvent } from "./run-cache";
 
 export type StartRunInput = RequestJson<"/api/projects/{project_id}/runs/", "post">;
-export type RunKind = StartRunInput["kind"];
 
 /** Parallel simulated conversations when the caller does not say (the server's default). */
 export const DEFAULT_CONCURRENCY = 4;
@@ -77,32 +74,10 @@ export function useRunEvents(runId: number, live: boolean) {
   return useQuery(runEventsQueryOptions(runId, () => queryClient.getQueryData<RunEvent[]>(runKeys.events(runId))));
 }
 
-export interface RunProgress {
-  stage: string;
-  done: number | null;
-  total: number | null;
-  counters: [string, number][];
-  usage: { calls: number; promptTokens: number; completionTokens: number; costUsd: number | null } | null;
-  projectName: string;
-  isOwner: boolean | null;
-}
-
-/** The live fields of a run, as the progress views show them. */
-export function readRunProgress(
-  run: Pick<Run, "stage" | "progress" | "counters" | "usage" | "project_name" | "is_owner">,
-): RunProgress {
-  return {
-    stage: run.stage,
-    done: run.progress.done ?? null,
-    total: run.progress.total ?? null,
-    counters: Object.entries(run.counters),
-    usage: {
-      calls: run.usage.calls,
-      promptTokens: run.usage.prompt_tokens,
-      completionTokens: run.usage.completion_tokens,
-      costUsd: run.usage.cost_usd,
-    },
-    projectName: run.project_name ?? "",
-    isOwner: run.is_owner,
-  };
+/** How far a run is, 0…100, or null while it has not said how much there is to do. */
+export function progressPercent(run: Pick<Run, "progress">): number | null {
+  const { done, total } = run.progress;
+  return done !== undefined && total !== undefined && total > 0
+    ? Math.min(100, Math.round((done / total) * 100))
+    : null;
 }

@@ -1,9 +1,8 @@
 /**
  * pass^k and pass@1 of a SENSEI run with repeats (`engine/regression/reliability.py`, README D33), from the run's
  * typed result (`reliability`): per profile both rates with their intervals, and each planned conversation's
- * repeats. A run stored before reliability existed has none.
+ * repeats (`resultOf(run, "sensei").reliability`). A run stored before reliability existed has none.
  */
-import { resultOf, type Run } from "./runs";
 import type { components } from "../schema";
 
 export type ProfileReliability = components["schemas"]["ProfileReliabilityResult"];
@@ -12,10 +11,6 @@ export type ProfileReliability = components["schemas"]["ProfileReliabilityResult
 export type PlannedReliability = components["schemas"]["PlannedReliabilityResult"] & { profile: string };
 
 const ORDER: Record<PlannedReliability["verdict"], number> = { flaky: 0, failed: 1, inconclusive: 2, passed: 3 };
-
-export function readReliability(run: Pick<Run, "result">): ProfileReliability[] {
-  return resultOf(run, "sensei")?.reliability ?? [];
-}
 
 /** Every planned conversation that did not pass all its repeats, flaky ones first, across profiles. */
 export function shakyConversations(profiles: ProfileReliability[]): PlannedReliability[] {

@@ -9,11 +9,10 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { isBlob, saveBlob } from "../../lib/save-blob";
 import { api, settle, unwrap, unwrapEmpty } from "../client";
 import { toApiError } from "../errors";
-import { type Fault, readFaultCounts } from "./faults";
 import { collectPages } from "../pagination";
 import { useLiveRun, useLiveRunLists } from "./live";
 import { runKeys } from "../query-keys";
-import { resultOf, type Run, type RunStatus } from "./runs";
+import { type ResultOf, resultOf, type Run, type RunStatus } from "./runs";
 import type { components, paths } from "../schema";
 import { isRecord, num, str } from "../../lib/json";
 
@@ -101,13 +100,6 @@ export function useDeleteRun() {
   });
 }
 
-// -- numbers ---------------------------------------------------------------------------------------------------
-
-/** LLM calls of a run whose model had no price: `cost_usd` leaves them out (`engine/llm/ledger.py`). */
-export function unpricedCalls(run: Pick<Run, "usage">): number {
-  return run.usage.unpriced_calls;
-}
-
 // -- what a run was asked and what it found --------------------------------------------------------------------
 
 export interface TracerSummary {
@@ -133,203 +125,39 @@ export function readTracerSummary(run: Pick<Run, "params" | "result">): TracerSu
   };
 }
 
-export interface SenseiSummary {
-  profiles: { id: number | null; name: string }[];
-  conversations: number | null;
-  withErrors: number | null;
-  /** Verdicts (`engine/sensei/verdicts.py`): only `failed` is a chatbot failure; null for runs before verdicts. */
-  passed: number | null;
-  failed: number | null;
-  inconclusive: number | null;
-  /** Who is at fault, with counts (`faults`); null for runs stored before verdicts with proof. */
-  faults: [Fault, number][] | null;
-  /** Share of conclusive conversations that passed (0…1) — inconclusive ones left out; for runs before
-   * verdicts, the share without errors. Null before any finished. */
-  passRate: number | null;
-  warnings: string[];
+/** The names of the documents a run was given (`params.profiles`, `params.rules`: free-form in the schema). */
+export function documentNames(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter(isRecord).map((p) => str(p.name)) : [];
 }
 
-/** The documents a run was given (`params.profiles`, `params.rules`): the id and name of each. */
-function namedDocuments(value: unknown): { id: number | null; name: string }[] {
-  return Array.isArray(value) ? value.filter(isRecord).map((p) => ({ id: num(p.id), name: str(p.name) })) : [];
+/**
+ * Share of a SENSEI run's conclusive conversations that passed (0…1), inconclusive ones left out; for runs before
+ * verdicts, the share without errors. Null before any finished.
+ */
+export function senseiPassRate(result: ResultOf<"sensei"> | null): number | null {
+  if (result === null) return null;
+  const { passed, failed, conversations, with_errors: withErrors } = result;
+  if (passed !== null && failed !== null) return passed + failed > 0 ? passed / (passed + failed) : null;
+  return conversations > 0 ? (conversations - withErrors) / conversations : null;
 }
 
-export function readSenseiSummary(run: Pick<Run, "params" | "result">): SenseiSummary {
-  const result = resultOf(run, "sensei");
-  const conversations = result?.conversations ?? null;
-  const withErrors = result?.with_errors ?? null;
-  const passed = result?.passed ?? null;
-  const failed = result?.failed ?? null;
-  const legacyRate =
-    conversations !== null && conversations > 0 && withErrors !== null
-      ? (conversations - withErrors) / conversations
-      : null;
-  return {
-    profiles: namedDocuments(run.params.profiles),
-    conversations,
-    withErrors,
-    passed,
-    failed,
-    inconclusive: result?.inconclusive ?? null,
-    faults: result ? readFaultCounts(result.faults) : null,
-    passRate:
-      passed !== null && failed !== null ? (passed + failed > 0 ? passed / (passed + failed) : null) : legacyRate,
-    warnings: result?.warnings ?? [],
-  };
-}
-
-export interface CheckSummary {
-  senseiRuns: number[];
-  rules: { id: number | null; name: string }[];
-  conversations: number | null;
-  passed: number | null;
-  failed: number | null;
-  errors: number | null;
-  notApplicable: number | null;
-  /** Rules that passed among those that decided something (0…1). */
-  passRate: number | null;
-}
-
-export function readCheckSummary(run: Pick<Run, "params" | "result">): CheckSummary {
-  const result = resultOf(run, "check");
+/** Share of a check run's rules that passed among those that decided something (0…1). */
+export function checkPassRate(result: ResultOf<"check"> | null): number | null {
   const decided = result ? result.passed + result.failed + result.error : 0;
-  return {
-    senseiRuns: Array.isArray(run.params.sensei_runs)
-      ? run.params.sensei_runs.filter((id): id is number => typeof id === "number")
-      : [],
-    rules: namedDocuments(run.params.rules),
-    conversations: result?.conversations ?? null,
-    passed: result?.passed ?? null,
-    failed: result?.failed ?? null,
-    errors: result?.error ?? null,
-    notApplicable: result?.not_applicable ?? null,
-    passRate: result && decided > 0 ? result.passed / decided : null,
-  };
+  return result && decided > 0 ? result.passed / decided : null;
 }
 
 // -- stats/ ----------------------------------------------------------------------------------------------------
 
-export interface ErrorCount {
-  code: number;
-  name: string;
-  count: number;
-}
-
-export interface ProfileStats {
-  profile: string;
-  conversations: number;
-  withErrors: number;
-  /** The profile's verdict counts (zero for runs before verdicts, whose run-level `verdicts` is null). */
-  passed: number;
-  failed: number;
-  inconclusive: number;
-  costUsd: number;
-}
-
-export interface Histogram {
-  from: number;
-  to: number;
-  count: number;
-}
-
-export interface ResponseTimes {
-  count: number;
-  min: number | null;
-  max: number | null;
-  mean: number | null;
-  median: number | null;
-  p90: number | null;
-  histogram: Histogram[];
-}
-
-export interface RuleStats {
-  name: string;
-  status: string;
-  checks: number;
-  passed: number;
-  failed: number;
-  notApplicable: number;
-  errors: number;
-  passRate: number | null;
-}
-
-/** A SENSEI run's verdicts: counts, the reasons of failed and inconclusive conversations, simulator slips. */
-export interface VerdictStats {
-  passed: number;
-  failed: number;
-  inconclusive: number;
-  failedReasons: [string, number][];
-  inconclusiveReasons: [string, number][];
-  /** Who is at fault, with counts; null for runs stored before verdicts with proof. */
-  faults: [Fault, number][] | null;
-  simulatorSlips: number;
-}
-
-export interface RunStats {
-  conversations: number | null;
-  withErrors: number | null;
-  verdicts: VerdictStats | null;
-  errorsByCode: ErrorCount[];
-  profiles: ProfileStats[];
-  responseTimes: ResponseTimes;
-  rules: RuleStats[];
-}
-
+/** A run's aggregates (`stats/`): SENSEI verdicts, errors, profiles and response times; check rules; breach rates. */
 export type RunStatistics = components["schemas"]["RunStatistics"];
-
-/** A run's typed aggregates (`stats/`) as the dashboards draw them. */
-export function readRunStats(data: RunStatistics): RunStats {
-  const failed = data.failed;
-  return {
-    conversations: data.conversations,
-    withErrors: data.with_errors,
-    verdicts:
-      failed === null
-        ? null
-        : {
-            passed: data.passed ?? 0,
-            failed,
-            inconclusive: data.inconclusive ?? 0,
-            failedReasons: Object.entries(data.failed_reasons),
-            inconclusiveReasons: Object.entries(data.inconclusive_reasons),
-            faults: readFaultCounts(data.faults),
-            simulatorSlips: data.simulator_slips,
-          },
-    errorsByCode: data.errors_by_code,
-    profiles: data.profiles.map((row) => ({
-      profile: row.profile,
-      conversations: row.conversations,
-      withErrors: row.with_errors,
-      passed: row.passed,
-      failed: row.failed,
-      inconclusive: row.inconclusive,
-      costUsd: row.cost_usd,
-    })),
-    responseTimes: data.response_times,
-    rules: data.rules.map((row) => ({
-      name: row.name,
-      status: row.status,
-      checks: row.checks,
-      passed: row.passed,
-      failed: row.failed,
-      notApplicable: row.not_applicable,
-      errors: row.errors,
-      passRate: row.pass_rate,
-    })),
-  };
-}
-
-export async function getRunStats(runId: number, signal?: AbortSignal) {
-  const body = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
-  return readRunStats(body);
-}
 
 /** Aggregates of a run; while `live`, re-read when the server says a conversation was stored. */
 export function useRunStats(runId: number, live: boolean, enabled = true) {
   useLiveRun(live && enabled ? runId : null);
   return useQuery({
     queryKey: runKeys.stats(runId),
-    queryFn: ({ signal }) => getRunStats(runId, signal),
+    queryFn: ({ signal }) => unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal })),
     enabled,
   });
 }
@@ -357,48 +185,17 @@ export function useDownloadExport() {
 
 // -- model diff ------------------------------------------------------------------------------------------------
 
-export interface ModelDiffChange {
-  name: string;
-  before: Record<string, unknown>;
-  after: Record<string, unknown>;
-}
-
-export interface ModelDiff {
-  added: string[];
-  removed: string[];
-  changed: ModelDiffChange[];
-  unchanged: number;
-}
-
-export function readModelDiff(body: unknown): ModelDiff {
-  const data = isRecord(body) ? body : {};
-  const names = (value: unknown) => (Array.isArray(value) ? value.map(str).filter(Boolean) : []);
-  return {
-    added: names(data.added),
-    removed: names(data.removed),
-    changed: (Array.isArray(data.changed) ? data.changed.filter(isRecord) : []).map((row) => ({
-      name: str(row.name),
-      before: isRecord(row.before) ? row.before : {},
-      after: isRecord(row.after) ? row.after : {},
-    })),
-    unchanged: num(data.unchanged) ?? 0,
-  };
-}
-
-export async function getModelDiff(projectId: number, from: number, to: number, signal?: AbortSignal) {
-  const body: unknown = await unwrap(
-    api.GET("/api/projects/{project_id}/diff/", {
-      params: { path: { project_id: projectId }, query: { from, to } },
-      signal,
-    }),
-  );
-  return readModelDiff(body);
-}
-
+/** Functionalities added, removed and changed between two TRACER runs of a project. */
 export function useModelDiff(projectId: number, from: number, to: number | null) {
   return useQuery({
     queryKey: runKeys.diff(projectId, from, to ?? 0),
-    queryFn: ({ signal }) => getModelDiff(projectId, from, to ?? 0, signal),
+    queryFn: ({ signal }) =>
+      unwrap(
+        api.GET("/api/projects/{project_id}/diff/", {
+          params: { path: { project_id: projectId }, query: { from, to: to ?? 0 } },
+          signal,
+        }),
+      ),
     enabled: to !== null,
     staleTime: Infinity,
   });

@@ -1,60 +1,28 @@
 import { describe, expect, it } from "vitest";
-import { readRunStats, readSenseiSummary } from "./runs-dashboard";
-import { runStatistics, senseiResult } from "../../testing/results";
+import { checkPassRate, senseiPassRate } from "./runs-dashboard";
+import { inconclusiveFaults } from "../../components/Verdicts";
+import { checkResult, senseiResult } from "../../testing/results";
 
 describe("SENSEI verdicts in the dashboards", () => {
-  it("counts only failed conversations against the chatbot and keeps inconclusive ones apart with reasons", () => {
-    const stats = readRunStats({
-      ...runStatistics({ kind: "sensei" }),
-      conversations: 5,
-      with_errors: 4,
-      passed: 1,
-      failed: 1,
-      inconclusive: 3,
-      failed_reasons: { chatbot_crash: 1 },
-      inconclusive_reasons: { inputs_not_conveyed: 2, rate_limited: 1 },
-      simulator_slips: 7,
-    });
-    expect(stats.verdicts).toEqual({
-      passed: 1,
-      failed: 1,
-      inconclusive: 3,
-      failedReasons: [["chatbot_crash", 1]],
-      inconclusiveReasons: [
-        ["inputs_not_conveyed", 2],
-        ["rate_limited", 1],
-      ],
-      // No conversation was at fault of anyone: no fault is listed.
-      faults: [],
-      simulatorSlips: 7,
-    });
-    // The pass rate leaves inconclusive conversations out: 1 passed of 2 conclusive.
-    const run = {
-      params: {},
-      result: senseiResult({ conversations: 5, with_errors: 4, passed: 1, failed: 1, inconclusive: 3 }),
-    };
-    expect(readSenseiSummary(run).passRate).toBe(0.5);
+  it("leaves inconclusive conversations out of the pass rate", () => {
+    const result = senseiResult({ conversations: 5, with_errors: 4, passed: 1, failed: 1, inconclusive: 3 });
+    expect(senseiPassRate(result)).toBe(0.5);
+    expect(senseiPassRate(senseiResult({ conversations: 3, passed: 0, failed: 0, inconclusive: 3 }))).toBeNull();
+    expect(senseiPassRate(null)).toBeNull();
   });
 
-  it("reads who is at fault, in the stats and in the run's result", () => {
-    const faults = { chatbot: 1, parley_llm: 2, simulated_user: 1 };
-    const expected = [
-      ["chatbot", 1],
-      ["simulated_user", 1],
-      ["parley_llm", 2],
-    ];
-    expect(
-      readRunStats(runStatistics({ kind: "sensei", passed: 0, failed: 1, inconclusive: 3, faults })).verdicts?.faults,
-    ).toEqual(expected);
-    expect(
-      readSenseiSummary({ params: {}, result: senseiResult({ passed: 0, failed: 1, inconclusive: 3, faults }) }).faults,
-    ).toEqual(expected);
+  it("names who is at fault for the inconclusive ones, in the order a QA engineer reads them", () => {
+    expect(inconclusiveFaults({ parley_llm: 2, chatbot: 1, simulated_user: 1, the_moon: 4, test_setup: 0 })).toBe(
+      "Simulated user 1 · Parley's model 2",
+    );
   });
 
   it("reads runs stored before verdicts as before", () => {
-    expect(readRunStats(runStatistics({ kind: "sensei", conversations: 2, with_errors: 1 })).verdicts).toBeNull();
-    expect(readSenseiSummary({ params: {}, result: senseiResult({ conversations: 4, with_errors: 1 }) }).passRate).toBe(
-      0.75,
-    );
+    expect(senseiPassRate(senseiResult({ conversations: 4, with_errors: 1 }))).toBe(0.75);
+  });
+
+  it("rates a check run's rules over those that decided something", () => {
+    expect(checkPassRate(checkResult({ passed: 3, error: 1, not_applicable: 5 }))).toBe(0.75);
+    expect(checkPassRate(checkResult({ not_applicable: 4 }))).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
  * Runs: the single record of every background job. A run that can still change is followed live (live.ts): the
  * server pushes each change into the cache, so nothing here polls.
  */
-import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../client";
 import { useLiveRun } from "./live";
 import { runKeys } from "../query-keys";
@@ -37,10 +37,6 @@ export function getRun(id: number, signal?: AbortSignal) {
   return unwrap(api.GET("/api/runs/{id}/", { params: { path: { id } }, signal }));
 }
 
-export function startPing() {
-  return unwrap(api.POST("/api/runs/ping/"));
-}
-
 export function runsQueryOptions(page = 1) {
   return queryOptions({ queryKey: runKeys.list(page), queryFn: ({ signal }) => getRuns(page, signal) });
 }
@@ -49,25 +45,10 @@ export function runQueryOptions(id: number) {
   return queryOptions({ queryKey: runKeys.detail(id), queryFn: ({ signal }) => getRun(id, signal) });
 }
 
-export function useRuns(page = 1) {
-  return useQuery(runsQueryOptions(page));
-}
-
 /** A run, followed live while it is queued or running (and while its first read is on its way). */
 export function useRun(id: number) {
   const query = useQuery(runQueryOptions(id));
   const status = query.data?.status;
   useLiveRun(id > 0 && (status === undefined ? !query.isError : isRunActive(status)) ? id : null);
   return query;
-}
-
-export function useStartPing() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: startPing,
-    onSuccess: (run) => {
-      queryClient.setQueryData(runKeys.detail(run.id), run);
-      return queryClient.invalidateQueries({ queryKey: runKeys.lists });
-    },
-  });
 }

@@ -3,25 +3,36 @@
  * of a project, and what a run left — its attempts (verdict, reason, quoted evidence, transcript) and its breach
  * rates per attack and delivery mode.
  *
- * Attempt records are typed by the API schema (the engine's `AttemptRecord`); the statistics are still free-form
- * JSON there, so `readSecurityStats` checks every field. Everything in a record was written by the chatbot under test or by an LLM: it is data, shown as text.
+ * Attempt records and the statistics are typed by the API schema (the engine's `AttemptRecord`, `RunStatistics`).
+ * Everything in a record was written by the chatbot under test or by an LLM: it is data, shown as text.
  */
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap, unwrapEmpty } from "../client";
 import { useLiveRunLists } from "../runs/live";
-import { collectPages, type Page } from "../pagination";
+import { collectPages } from "../pagination";
 import { campaignKeys, runKeys } from "../query-keys";
 import type { components } from "../schema";
 import type { ResponseJson } from "../types";
+import type { Run } from "../runs/runs";
 
 export type Campaign = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/", "get", 200>;
 export type CampaignPlan = ResponseJson<"/api/projects/{project_id}/campaigns/{id}/plan/", "post", 200>;
-type AttemptRow = ResponseJson<"/api/runs/{id}/attempts/", "get", 200>["results"][number];
 
 export const VERDICTS = ["breached", "resisted", "inconclusive", "error"] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
 const projectPath = (projectId: number) => ({ project_id: String(projectId) });
+
+/** The campaign a run played (`params.campaign.name`), or "—". */
+export function campaignName(run: Pick<Run, "params">): string {
+  const campaign = run.params.campaign as { name?: unknown } | null | undefined;
+  return typeof campaign?.name === "string" ? campaign.name : "—";
+}
+
+/** Attempts made and planned, "done / total". */
+export function attemptsText(run: Pick<Run, "progress">): string {
+  return `${String(run.progress.done ?? 0)} / ${String(run.progress.total ?? 0)}`;
+}
 
 // -- campaign documents -----------------------------------------------------------------------------------------
 
@@ -131,50 +142,11 @@ export function useSecurityRuns(projectId: number | null) {
 // -- attempts ------------------------------------------------------------------------------------------------------
 
 export type AttemptRecord = components["schemas"]["AttemptRecord"];
-export type EvidenceView = components["schemas"]["Evidence"];
 /** `phase` `prefix`: TRACER's recorded turns replayed to reach the state attacked from. */
 export type TurnView = components["schemas"]["TranscriptTurn"];
-export type FindingView = components["schemas"]["Finding"];
 
-/** An attempt as the screens show it: the row's columns and its record (typed by the API schema). */
-export interface AttemptView {
-  id: number;
-  attackId: string;
-  attack: string;
-  index: number;
-  delivery: string;
-  verdict: Verdict;
-  because: string;
-  evidence: EvidenceView[];
-  prompt: string;
-  source: string;
-  refused: boolean;
-  findings: FindingView[];
-  transcript: TurnView[];
-  notes: string[];
-  costUsd: number | null;
-}
-
-export function attemptView(row: AttemptRow): AttemptView {
-  const { record } = row;
-  return {
-    id: row.id,
-    attackId: row.attack_id,
-    attack: row.attack,
-    index: row.index,
-    delivery: row.delivery,
-    verdict: record.verdict,
-    because: row.because,
-    evidence: record.evidence,
-    prompt: record.prompt,
-    source: record.source,
-    refused: record.refused,
-    findings: record.findings,
-    transcript: record.transcript,
-    notes: record.notes.filter(Boolean),
-    costUsd: row.cost_usd,
-  };
-}
+/** An attempt as the API serves it: the row's columns and its record (typed by the API schema). */
+export type Attempt = ResponseJson<"/api/runs/{id}/attempts/", "get", 200>["results"][number];
 
 export interface AttemptFilters {
   page: number;
@@ -186,16 +158,13 @@ export interface AttemptFilters {
 export function useAttempts(runId: number, filters: AttemptFilters, done: number) {
   return useQuery({
     queryKey: runKeys.attempts(runId, filters, done),
-    queryFn: async ({ signal }): Promise<Page<AttemptView>> => {
+    queryFn: ({ signal }) => {
       const query = {
         page: filters.page,
         ...(filters.verdict && { verdict: filters.verdict }),
         ...(filters.attack && { attack: filters.attack }),
       };
-      const body = await unwrap(
-        api.GET("/api/runs/{id}/attempts/", { params: { path: { id: runId }, query }, signal }),
-      );
-      return { ...body, results: body.results.map(attemptView) };
+      return unwrap(api.GET("/api/runs/{id}/attempts/", { params: { path: { id: runId }, query }, signal }));
     },
     placeholderData: keepPreviousData,
   });
@@ -203,61 +172,14 @@ export function useAttempts(runId: number, filters: AttemptFilters, done: number
 
 // -- breach rates --------------------------------------------------------------------------------------------------
 
-export interface RateRow {
-  key: string;
-  attack: string;
-  delivery: string;
-  attempts: number;
-  counts: Record<Verdict, number>;
-  rate: number | null;
-  interval: [number, number] | null;
-}
+/** One group's attempts, verdict counts and breach rate with its 95 % Wilson interval (null when none decided). */
+export type BreachRow = components["schemas"]["BreachRow"];
 
-export interface SecurityStats {
-  totals: RateRow;
-  byAttack: RateRow[];
-  byDelivery: RateRow[];
-  byAttackAndDelivery: RateRow[];
-  /** From TRACER's states: the rate per state (keyed by functionality name), and the TRACER run they come from. */
-  byState: RateRow[];
-  tracerRun: number | null;
-}
-
-type RunStatistics = components["schemas"]["RunStatistics"];
-type BreachRow = components["schemas"]["BreachRow"] & { attack_id?: string; attack?: string; delivery?: string };
-
-function rateRow(row: BreachRow, key: string): RateRow {
-  const [low, high] = row.interval ?? [];
-  return {
-    key,
-    attack: row.attack_id ?? row.attack ?? "",
-    delivery: row.delivery ?? "",
-    attempts: row.attempts,
-    counts: { breached: row.breached, resisted: row.resisted, inconclusive: row.inconclusive, error: row.error },
-    rate: row.breach_rate,
-    interval: low !== undefined && high !== undefined ? [low, high] : null,
-  };
-}
-
-/** A security run's breach rates, from its typed aggregates (`stats/`). */
-export function readSecurityStats(data: RunStatistics): SecurityStats {
-  return {
-    totals: rateRow(data.totals, "totals"),
-    byAttack: data.by_attack.map((row) => rateRow(row, row.attack_id)),
-    byDelivery: data.by_delivery.map((row) => rateRow(row, row.delivery)),
-    byAttackAndDelivery: data.by_attack_and_delivery.map((row) => rateRow(row, `${row.attack_id}/${row.delivery}`)),
-    byState: data.by_state.map((row) => rateRow(row, row.state)),
-    tracerRun: data.tracer_run,
-  };
-}
-
+/** A security run's breach rates (`stats/`): totals, per attack, per delivery mode, per TRACER state. */
 export function useSecurityStats(runId: number, done: number) {
   return useQuery({
     queryKey: runKeys.securityStats(runId, done),
-    queryFn: async ({ signal }) => {
-      const body = await unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal }));
-      return readSecurityStats(body);
-    },
+    queryFn: ({ signal }) => unwrap(api.GET("/api/runs/{id}/stats/", { params: { path: { id: runId } }, signal })),
     placeholderData: keepPreviousData,
   });
 }

@@ -5,7 +5,6 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap, unwrapEmpty } from "../client";
 import { collectPages } from "../pagination";
-import { readProblem, type ValidationProblem } from "./problems";
 import { connectionTestOf } from "../runs/run-results";
 import { connectorKeys, runKeys } from "../query-keys";
 import type { Run } from "../runs/runs";
@@ -14,51 +13,9 @@ import type { RequestJson, ResponseJson } from "../types";
 export type Connector = ResponseJson<"/api/connectors/{id}/", "get", 200>;
 export type ConnectorInput = RequestJson<"/api/connectors/", "post">;
 export type ConnectorValidationInput = RequestJson<"/api/connectors/validate/", "post">;
-type TechnologyBody = ResponseJson<"/api/connectors/technologies/", "get", 200>[number];
-
-/** One parameter of a technology, as the form generator needs it. */
-export interface TechnologyParameter {
-  name: string;
-  type: "string" | "number" | "integer" | "boolean" | "object" | "array";
-  required: boolean;
-  default: unknown;
-  secret: boolean;
-  description: string;
-}
-
-export interface Technology {
-  name: string;
-  description: string;
-  parameters: TechnologyParameter[];
-  jsonSchema: Record<string, unknown>;
-  example: Record<string, unknown>;
-}
-
-const PARAMETER_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array"]);
-
-/** `parameters` is a list of free-form objects in the schema; read each one defensively. */
-function readParameter(raw: Record<string, unknown>): TechnologyParameter | null {
-  if (typeof raw.name !== "string" || raw.name === "") return null;
-  const type = typeof raw.type === "string" && PARAMETER_TYPES.has(raw.type) ? raw.type : "string";
-  return {
-    name: raw.name,
-    type: type as TechnologyParameter["type"],
-    required: raw.required === true,
-    default: raw.default ?? null,
-    secret: raw.secret === true,
-    description: typeof raw.description === "string" ? raw.description : "",
-  };
-}
-
-export function readTechnology(body: TechnologyBody): Technology {
-  return {
-    name: body.name,
-    description: body.description,
-    parameters: body.parameters.map(readParameter).filter((p): p is TechnologyParameter => p !== null),
-    jsonSchema: body.json_schema,
-    example: body.example,
-  };
-}
+/** A connector technology: its parameters (what the form generator draws), JSON Schema and example. */
+export type Technology = ResponseJson<"/api/connectors/technologies/", "get", 200>[number];
+export type TechnologyParameter = Technology["parameters"][number];
 
 export function getConnectors(page = 1, signal?: AbortSignal) {
   return unwrap(api.GET("/api/connectors/", { params: { query: { page } }, signal }));
@@ -68,9 +25,8 @@ export function getConnector(id: number, signal?: AbortSignal) {
   return unwrap(api.GET("/api/connectors/{id}/", { params: { path: { id } }, signal }));
 }
 
-export async function getTechnologies(signal?: AbortSignal): Promise<Technology[]> {
-  const body = await unwrap(api.GET("/api/connectors/technologies/", { signal }));
-  return body.map(readTechnology);
+export function getTechnologies(signal?: AbortSignal) {
+  return unwrap(api.GET("/api/connectors/technologies/", { signal }));
 }
 
 export function createConnector(body: ConnectorInput) {
@@ -85,13 +41,8 @@ export function deleteConnector(id: number) {
   return unwrapEmpty(api.DELETE("/api/connectors/{id}/", { params: { path: { id } } }));
 }
 
-export async function validateConnector(body: ConnectorValidationInput, signal?: AbortSignal) {
-  const result = await unwrap(api.POST("/api/connectors/validate/", { body, signal }));
-  return {
-    valid: result.valid,
-    technology: result.technology,
-    problems: result.problems.map(readProblem).filter((p): p is ValidationProblem => p !== null),
-  };
+export function validateConnector(body: ConnectorValidationInput, signal?: AbortSignal) {
+  return unwrap(api.POST("/api/connectors/validate/", { body, signal }));
 }
 
 /** Sends one message to the chatbot ("Hello" when none is given) in a short run. */

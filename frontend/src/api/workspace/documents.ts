@@ -6,16 +6,10 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "../client";
-import { readProblem, type ValidationProblem } from "./problems";
+import type { components } from "../schema";
 import { type DocumentKind, documentKeys } from "../query-keys";
 
 export type { DocumentKind } from "../query-keys";
-
-export interface DocumentValidation {
-  valid: boolean;
-  name: string | null;
-  problems: ValidationProblem[];
-}
 
 const TEMPLATE_PATHS = {
   profiles: "/api/projects/{project_id}/profiles/template/",
@@ -38,20 +32,15 @@ export async function getDocumentTemplate(kind: DocumentKind, projectId: number,
   return body.text;
 }
 
-export async function validateDocument(
+export function validateDocument(
   kind: DocumentKind,
   projectId: number,
   text: string,
   signal?: AbortSignal,
-): Promise<DocumentValidation> {
-  const result = await unwrap(
+): Promise<components["schemas"]["ValidationResult"]> {
+  return unwrap(
     api.POST(VALIDATE_PATHS[kind], { params: { path: { project_id: String(projectId) } }, body: { text }, signal }),
   );
-  return {
-    valid: result.valid,
-    name: result.name,
-    problems: result.problems.map(readProblem).filter((p): p is ValidationProblem => p !== null),
-  };
 }
 
 /** The text a new document of `kind` starts from. */

@@ -5,34 +5,13 @@
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { isBlob, saveBlob } from "../../lib/save-blob";
-import { api, settle } from "../client";
+import { api, settle, unwrap } from "../client";
 import { toApiError } from "../errors";
 import { projectKeys } from "../query-keys";
-import { isRecord } from "../../lib/json";
+import type { ResponseJson } from "../types";
 
-export interface ImportOutcome {
-  profiles: number;
-  rules: number;
-  campaigns: number;
-  personalities: number;
-  /** Files that were neither a profile, a rule nor a campaign, with why. */
-  skipped: { file: string; why: string }[];
-}
-
-const count = (value: unknown) => (Array.isArray(value) ? value.length : 0);
-const text = (value: unknown) => (typeof value === "string" ? value : "");
-
-export function readImportOutcome(data: unknown): ImportOutcome {
-  const body = isRecord(data) ? data : {};
-  const skipped = Array.isArray(body.skipped) ? body.skipped : [];
-  return {
-    profiles: count(body.profiles),
-    rules: count(body.rules),
-    campaigns: count(body.campaigns),
-    personalities: count(body.personalities),
-    skipped: skipped.filter(isRecord).map((row) => ({ file: text(row.file), why: text(row.why) })),
-  };
-}
+/** What an import stored (each file, valid or not) and what it skipped, with why. */
+export type ImportOutcome = ResponseJson<"/api/projects/{project_id}/import/", "post", 201>;
 
 export async function downloadProjectArchive(projectId: number): Promise<void> {
   const { data, error, response } = await settle(
@@ -45,18 +24,16 @@ export async function downloadProjectArchive(projectId: number): Promise<void> {
   saveBlob(data, `parley-project-${String(projectId)}.zip`);
 }
 
-export async function importProjectArchive({ projectId, file }: { projectId: number; file: File }) {
+export function importProjectArchive({ projectId, file }: { projectId: number; file: File }) {
   const form = new FormData();
   form.append("file", file, file.name);
-  const { data, error, response } = await settle(
+  return unwrap(
     api.POST("/api/projects/{project_id}/import/", {
       params: { path: { project_id: projectId } },
       body: { file: "" },
       bodySerializer: () => form,
     }),
   );
-  if (!response.ok) throw toApiError(response, error);
-  return readImportOutcome(data);
 }
 
 export function useDownloadProjectArchive() {

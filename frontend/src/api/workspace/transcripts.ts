@@ -16,7 +16,6 @@ export type TranscriptsOverview = components["schemas"]["TranscriptsOverview"];
 export type TranscriptUpload = components["schemas"]["UploadDocument"];
 export type FidelityReport = components["schemas"]["FidelityReport"];
 export type FidelityMeasure = components["schemas"]["FidelityMeasure"];
-export type Calibration = components["schemas"]["CalibrationDocument"];
 
 export const CHUNK_TARGET = 1024 * 1024;
 

@@ -7,9 +7,13 @@ import "@mantine/charts/styles.css";
 import { BarChart, LineChart } from "@mantine/charts";
 import { Paper, Stack, Text, Title } from "@mantine/core";
 import type { ReactNode } from "react";
-import type { ErrorCount, Histogram, ProfileStats, ResponseTimes } from "../../api/runs/runs-dashboard";
+import type { components } from "../../api/schema";
 import { counted } from "../../lib/text";
 import { describeCost } from "../CostText";
+
+type Schemas = components["schemas"];
+type ResponseTimes = Schemas["ResponseTimes"];
+type Histogram = Schemas["HistogramBin"];
 
 const CHART_HEIGHT = 220;
 
@@ -37,7 +41,7 @@ function Empty({ children }: { children: string }) {
   );
 }
 
-export function ErrorsByTypeChart({ errors }: { errors: ErrorCount[] }) {
+export function ErrorsByTypeChart({ errors }: { errors: Schemas["ErrorTally"][] }) {
   const total = errors.reduce((sum, error) => sum + error.count, 0);
   const data = errors.map((error) => ({ type: `${String(error.code)} ${error.name}`, count: error.count }));
   return (
@@ -155,12 +159,12 @@ export function CostPerProfileChart({
   profiles,
   unpricedCalls = 0,
 }: {
-  profiles: ProfileStats[];
+  profiles: Schemas["ProfileStatistics"][];
   /** LLM calls of the run whose model had no price: their cost is in no bar. */
   unpricedCalls?: number;
 }) {
-  const data = profiles.map((row) => ({ profile: row.profile, cost: Number(row.costUsd.toFixed(6)) }));
-  const total = profiles.reduce((sum, row) => sum + row.costUsd, 0);
+  const data = profiles.map((row) => ({ profile: row.profile, cost: Number(row.cost_usd.toFixed(6)) }));
+  const total = profiles.reduce((sum, row) => sum + row.cost_usd, 0);
   const notPriced = unpricedCalls > 0 && total === 0;
   const cost = describeCost(total, unpricedCalls);
   return (

@@ -16,11 +16,6 @@ export function positiveInt(value: string | null | undefined): number | null {
   return Number.isInteger(parsed) && parsed > 0 ? parsed : null;
 }
 
-function readThreshold(value: string | null): number {
-  const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 && parsed <= 1 ? parsed : DEFAULT_THRESHOLD;
-}
-
 /** The baseline run and the threshold of the address, and a way to change either (the default drops out). */
 export function useComparisonParams() {
   const [params, setParams] = useSearchParams();
@@ -31,9 +26,11 @@ export function useComparisonParams() {
     else next.set(name, value);
     setParams(next, { replace: true });
   };
+  const threshold = params.get("threshold");
   return {
     baseline: positiveInt(params.get("baseline")),
-    threshold: readThreshold(params.get("threshold")),
+    // One the picker offers; anything else in the address is the default.
+    threshold: threshold !== null && THRESHOLDS.includes(threshold) ? Number(threshold) : DEFAULT_THRESHOLD,
     choose,
   };
 }

@@ -49,7 +49,7 @@ describe("a connector's volatile values", () => {
 
 describe("a connector file in the YAML mode", () => {
   it("keeps the connector's volatile patterns, so saving the file does not drop them", () => {
-    const technology = { name: "demo", description: "", parameters: [], jsonSchema: {}, example: { bot: "pizza" } };
+    const technology = { name: "demo", description: "", parameters: [], json_schema: {}, example: { bot: "pizza" } };
     const stored = workspaceDb.addConnector({ volatile: ["TKT-\\d+"] });
     const text = connectorYaml(technology, stored);
     expect(parse(text)).toEqual({ technology: "demo", volatile: ["TKT-\\d+"], bot: "pizza" });

@@ -14,9 +14,9 @@ export function connectorYaml(technology: Technology, connector: Connector | nul
 
 /** The technology's parameter schema with `technology` added at the top, as a connector file has it. */
 export function connectorFileSchema(technology: Technology): Record<string, unknown> {
-  const properties = technology.jsonSchema.properties;
+  const properties = technology.json_schema.properties;
   return {
-    ...technology.jsonSchema,
+    ...technology.json_schema,
     properties: {
       technology: { const: technology.name, description: "Which protocol this connector speaks." },
       volatile: {

@@ -7,8 +7,8 @@ import { useState } from "react";
 import { Link } from "react-router";
 import { useFoundConversation } from "../../api/runs/conversations";
 import { type RuleResultRow, useRuleResults } from "../../api/runs/rule-results";
-import { isRunActive, type Run } from "../../api/runs/runs";
-import { readCheckSummary, type RunStats, useRunStats } from "../../api/runs/runs-dashboard";
+import { isRunActive, resultOf, type Run } from "../../api/runs/runs";
+import { checkPassRate, type RunStatistics, useRunStats } from "../../api/runs/runs-dashboard";
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
@@ -127,15 +127,18 @@ function RuleDrillDown({ row, onOpen }: { row: RuleResultRow; onOpen: (recordId:
   );
 }
 
-function passRate(stats: RunStats | undefined, row: RuleResultRow): number | null {
-  const fromStats = stats?.rules.find((rule) => rule.name === row.name)?.passRate;
+function passRate(stats: RunStatistics | undefined, row: RuleResultRow): number | null {
+  const fromStats = stats?.rules.find((rule) => rule.name === row.name)?.pass_rate;
   if (fromStats !== undefined && fromStats !== null) return fromStats;
   const decided = row.passed + row.failed + row.errors;
   return decided > 0 ? row.passed / decided : null;
 }
 
 export function CheckRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
-  const summary = readCheckSummary(run);
+  const result = resultOf(run, "check");
+  const senseiRuns = Array.isArray(run.params.sensei_runs)
+    ? run.params.sensei_runs.filter((id): id is number => typeof id === "number")
+    : [];
   const active = isRunActive(run.status);
   const results = useRuleResults(run.id, !active);
   const stats = useRunStats(run.id, false, !active);
@@ -157,7 +160,7 @@ export function CheckRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
             label: "SENSEI runs",
             value: (
               <Group gap={4}>
-                {summary.senseiRuns.map((id) => (
+                {senseiRuns.map((id) => (
                   <Anchor key={id} component={Link} to={dashboardPaths.senseiRun(id, mode)} size="sm">
                     {`#${String(id)}`}
                   </Anchor>
@@ -165,8 +168,8 @@ export function CheckRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
               </Group>
             ),
           },
-          { label: "Conversations", value: formatCount(summary.conversations) },
-          { label: "Rules passed", value: formatPercent(summary.passRate) },
+          { label: "Conversations", value: formatCount(result?.conversations ?? null) },
+          { label: "Rules passed", value: formatPercent(checkPassRate(result)) },
         ]}
         actions={<ExportMenu runId={run.id} />}
       />
@@ -202,7 +205,7 @@ export function CheckRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
         </Accordion>
       )}
       <FoundConversationModal
-        senseiRuns={summary.senseiRuns}
+        senseiRuns={senseiRuns}
         recordId={open}
         onClose={() => {
           setOpen(null);

@@ -1,5 +1,6 @@
 /** Pass rates of the latest finished runs of one kind, oldest first (SENSEI: conversations; check: rules). */
-import { readCheckSummary, readSenseiSummary, useRunsPage } from "../../api/runs/runs-dashboard";
+import { checkPassRate, senseiPassRate, useRunsPage } from "../../api/runs/runs-dashboard";
+import { resultOf } from "../../api/runs/runs";
 import { PassRateChart, type PassRatePoint } from "../../components/charts/RunCharts";
 import type { DashboardMode } from "./dashboard-paths";
 
@@ -23,7 +24,7 @@ export function PassRateCard({
   const points: PassRatePoint[] = (runs.data?.results ?? [])
     .map((run) => ({
       run,
-      rate: kind === "sensei" ? readSenseiSummary(run).passRate : readCheckSummary(run).passRate,
+      rate: kind === "sensei" ? senseiPassRate(resultOf(run, "sensei")) : checkPassRate(resultOf(run, "check")),
     }))
     .filter((row): row is { run: (typeof row)["run"]; rate: number } => row.rate !== null)
     .reverse()

@@ -6,7 +6,7 @@ import { Anchor, Box, Button, Group, Paper, SimpleGrid, Text } from "@mantine/co
 import { type ReactNode, useState } from "react";
 import { Link, useNavigate } from "react-router";
 import { isRunActive, type Run } from "../../api/runs/runs";
-import { unpricedCalls, useDeleteRun } from "../../api/runs/runs-dashboard";
+import { useDeleteRun } from "../../api/runs/runs-dashboard";
 import { CostText } from "../../components/CostText";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";
@@ -57,7 +57,7 @@ export function RunHeader({ run, title, mode, backTo, facts, actions }: RunHeade
     { label: "Started by", value: run.owner_name || "—" },
     { label: "Created", value: formatDate(run.created_at) },
     { label: "Duration", value: formatSeconds(run.duration_seconds) },
-    { label: "Cost", value: <CostText fw={500} usd={run.cost_usd} unpriced={unpricedCalls(run)} /> },
+    { label: "Cost", value: <CostText fw={500} usd={run.cost_usd} unpriced={run.usage.unpriced_calls} /> },
   ];
 
   return (

@@ -1,17 +1,13 @@
 import { Badge, Progress, Stack } from "@mantine/core";
-import { readRunProgress } from "../../api/runs/project-runs";
+import { progressPercent } from "../../api/runs/project-runs";
 import { isRunActive, type Run } from "../../api/runs/runs";
 import { runOutcome } from "../../components/run-outcome";
 
 /** A run's status (a TRACER run that found nothing is a warning), with a small progress bar while it is running. */
 export function RunStatusBadge({ run }: { run: Run }) {
-  const progress = readRunProgress(run);
   const active = isRunActive(run.status);
   const outcome = runOutcome(run);
-  const percent =
-    progress.total !== null && progress.total > 0 && progress.done !== null
-      ? Math.min(100, Math.round((progress.done / progress.total) * 100))
-      : null;
+  const percent = progressPercent(run);
   return (
     <Stack gap={4} miw={90}>
       <Badge color={outcome.color} variant="light" title={outcome.warning?.title}>

@@ -13,11 +13,11 @@ import { readBenchSettings } from "../../api/bench/runs-bench";
 import { resultOf, type Run, type RunStatus } from "../../api/runs/runs";
 import {
   type DashboardKind,
-  readSenseiSummary,
+  documentNames,
   readTracerSummary,
   type RunFilters,
   type RunOrdering,
-  unpricedCalls,
+  senseiPassRate,
   useRunsPage,
 } from "../../api/runs/runs-dashboard";
 import { CostText } from "../../components/CostText";
@@ -96,7 +96,7 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
     {
       label: "Cost",
       sort: "cost_usd",
-      cell: (run) => <CostText usd={run.cost_usd} unpriced={unpricedCalls(run)} />,
+      cell: (run) => <CostText usd={run.cost_usd} unpriced={run.usage.unpriced_calls} />,
     },
     { label: "Created", sort: "created_at", cell: (run) => formatDate(run.created_at) },
     { label: "By", cell: (run) => run.owner_name || "—" },
@@ -161,7 +161,7 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
     {
       label: "Profiles",
       cell: (run) => {
-        const names = readSenseiSummary(run).profiles.map((p) => p.name);
+        const names = documentNames(run.params.profiles);
         return (
           <Text size="sm" lineClamp={2} title={names.join(", ")}>
             {names.length === 0 ? "—" : names.join(", ")}
@@ -169,25 +169,25 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
         );
       },
     },
-    { label: "Conversations", cell: (run) => formatCount(readSenseiSummary(run).conversations) },
+    { label: "Conversations", cell: (run) => formatCount(resultOf(run, "sensei")?.conversations ?? null) },
     {
       // Only a failed verdict is a chatbot fault; runs stored before verdicts show their conversations with errors.
       label: "Verdicts",
       cell: (run) => {
-        const s = readSenseiSummary(run);
+        const s = resultOf(run, "sensei");
+        if (s === null) return "—";
         if (s.passed !== null && s.failed !== null)
           return (
             <VerdictCounts passed={s.passed} failed={s.failed} inconclusive={s.inconclusive ?? 0} faults={s.faults} />
           );
-        if (s.withErrors === null) return "—";
         return (
-          <Text size="sm" c={s.withErrors ? "red" : undefined}>
-            {`${formatCount(s.withErrors)} with errors`}
+          <Text size="sm" c={s.with_errors ? "red" : undefined}>
+            {`${formatCount(s.with_errors)} with errors`}
           </Text>
         );
       },
     },
-    { label: "Passed", cell: (run) => formatPercent(readSenseiSummary(run).passRate) },
+    { label: "Passed", cell: (run) => formatPercent(senseiPassRate(resultOf(run, "sensei"))) },
     ...tail,
   ];
 }

@@ -30,12 +30,11 @@ import {
 } from "../../api/runs/conversations";
 import { type Fault, FAULTS } from "../../api/runs/faults";
 import { runKeys } from "../../api/query-keys";
-import { isRunActive, type Run } from "../../api/runs/runs";
+import { isRunActive, resultOf, type Run } from "../../api/runs/runs";
 import {
+  documentNames,
   type ExportFormat,
-  readSenseiSummary,
-  type RunStats,
-  unpricedCalls,
+  type RunStatistics,
   useDownloadExport,
   useRunStats,
 } from "../../api/runs/runs-dashboard";
@@ -58,7 +57,7 @@ import {
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
 import { formatCount, formatPercent, formatSeconds } from "./format";
 import { RunHeader } from "./RunHeader";
-import { type ProfileReliability, readReliability, shakyConversations } from "../../api/runs/reliability";
+import { type ProfileReliability, shakyConversations } from "../../api/runs/reliability";
 import { RunLivePanel } from "./RunLivePanel";
 import { ShrinkPanel } from "./ShrinkPanel";
 
@@ -224,7 +223,7 @@ function ProfilesTable({
   onPick,
   reliability,
 }: {
-  stats: RunStats;
+  stats: RunStatistics;
   /** The run made LLM calls without a price: a profile that cost $0 was not priced, not free. */
   unpriced: boolean;
   onPick: (profile: string) => void;
@@ -232,7 +231,7 @@ function ProfilesTable({
 }) {
   if (stats.profiles.length === 0) return <Text c="dimmed">No conversation has finished yet.</Text>;
   // Runs before verdicts counted conversations with errors; since, only a failed verdict is a chatbot fault.
-  const verdicts = stats.verdicts !== null;
+  const verdicts = stats.failed !== null;
   const byProfile = new Map(reliability.map((r) => [r.profile, r]));
   const repeated = reliability.some((r) => r.k > 1);
   // With repeats, the profiles with flaky conversations come first: they are what a green run hides.
@@ -272,8 +271,8 @@ function ProfilesTable({
               {verdicts ? (
                 <VerdictCounts passed={row.passed} failed={row.failed} inconclusive={row.inconclusive} />
               ) : (
-                <Text size="sm" c={row.withErrors > 0 ? "red" : undefined}>
-                  {row.withErrors}
+                <Text size="sm" c={row.with_errors > 0 ? "red" : undefined}>
+                  {row.with_errors}
                 </Text>
               )}
             </Table.Td>
@@ -284,7 +283,7 @@ function ProfilesTable({
                     ? row.passed / (row.passed + row.failed)
                     : null
                   : row.conversations > 0
-                    ? (row.conversations - row.withErrors) / row.conversations
+                    ? (row.conversations - row.with_errors) / row.conversations
                     : null,
               )}
             </Table.Td>
@@ -294,7 +293,7 @@ function ProfilesTable({
               </Table.Td>
             )}
             <Table.Td>
-              <CostText usd={row.costUsd} unpriced={unpriced && row.costUsd === 0} />
+              <CostText usd={row.cost_usd} unpriced={unpriced && row.cost_usd === 0} />
             </Table.Td>
           </Table.Tr>
         ))}
@@ -311,7 +310,7 @@ function ConversationsSection({
   canShrink,
 }: {
   run: Run;
-  stats: RunStats | undefined;
+  stats: RunStatistics | undefined;
   profile: string | null;
   setProfile: (profile: string | null) => void;
   canShrink: boolean;
@@ -334,10 +333,10 @@ function ConversationsSection({
   // Runs stored before verdicts with proof say nothing of who is at fault: no column, no filter for them.
   const faultsKnown =
     fault !== null ||
-    (stats?.verdicts?.faults ?? null) !== null ||
+    (stats !== undefined && stats.failed !== null) ||
     (rows.data?.results ?? []).some((row) => row.fault !== null);
   const profileChoices = (stats?.profiles ?? []).map((row) => row.profile);
-  const codeChoices = (stats?.errorsByCode ?? []).map((row) => ({
+  const codeChoices = (stats?.errors_by_code ?? []).map((row) => ({
     value: String(row.code),
     label: `${String(row.code)} ${row.name}`,
   }));
@@ -511,7 +510,7 @@ function VerdictCount({
   faults = "",
 }: {
   count: number;
-  reasons: [string, number][];
+  reasons: Record<string, number>;
   color?: string;
   faults?: string;
 }) {
@@ -520,9 +519,11 @@ function VerdictCount({
       <Text fw={500} c={count > 0 ? color : undefined}>
         {formatCount(count)}
       </Text>
-      {reasons.length > 0 && (
+      {Object.keys(reasons).length > 0 && (
         <Text size="xs" c="dimmed">
-          {reasons.map(([name, n]) => `${name.replace(/_/g, " ")} ${String(n)}`).join(", ")}
+          {Object.entries(reasons)
+            .map(([name, n]) => `${name.replace(/_/g, " ")} ${String(n)}`)
+            .join(", ")}
         </Text>
       )}
       {faults !== "" && (
@@ -535,15 +536,16 @@ function VerdictCount({
 }
 
 export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
-  const summary = readSenseiSummary(run);
-  const reliability = readReliability(run);
+  const result = resultOf(run, "sensei");
+  const reliability = result?.reliability ?? [];
   const active = isRunActive(run.status);
   const stats = useRunStats(run.id, active);
   useRefreshWhenFinished(run.id, active);
   const [profile, setProfile] = useState<string | null>(null);
-  const conversations = stats.data?.conversations ?? summary.conversations;
-  const withErrors = stats.data?.withErrors ?? summary.withErrors;
-  const verdicts = stats.data?.verdicts ?? null;
+  const conversations = stats.data?.conversations ?? result?.conversations ?? null;
+  const withErrors = stats.data?.with_errors ?? result?.with_errors ?? null;
+  // Runs stored before verdicts have none: they show their conversations with errors.
+  const verdicts = stats.data && stats.data.failed !== null ? { ...stats.data, failed: stats.data.failed } : null;
   const canCheck = mode === "owner" && run.is_owner && !active && run.project !== null;
 
   return (
@@ -554,27 +556,27 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
         title={`SENSEI run #${String(run.id)}`}
         backTo={mode === "public" && run.project ? dashboardPaths.publicProject(run.project) : dashboardPaths.sensei}
         facts={[
-          { label: "Profiles", value: summary.profiles.map((p) => p.name).join(", ") || "—" },
+          { label: "Profiles", value: documentNames(run.params.profiles).join(", ") || "—" },
           { label: "Conversations", value: formatCount(conversations) },
           ...(verdicts === null
             ? [{ label: "With errors", value: formatCount(withErrors) }]
             : [
-                { label: "Passed", value: formatCount(verdicts.passed) },
+                { label: "Passed", value: formatCount(verdicts.passed ?? 0) },
                 {
                   label: "Failed (chatbot faults)",
-                  value: <VerdictCount count={verdicts.failed} reasons={verdicts.failedReasons} color="red" />,
+                  value: <VerdictCount count={verdicts.failed} reasons={verdicts.failed_reasons} color="red" />,
                 },
                 {
                   label: "Inconclusive (not the chatbot's fault)",
                   value: (
                     <VerdictCount
-                      count={verdicts.inconclusive}
-                      reasons={verdicts.inconclusiveReasons}
-                      faults={verdicts.faults === null ? "" : inconclusiveFaults(verdicts.faults)}
+                      count={verdicts.inconclusive ?? 0}
+                      reasons={verdicts.inconclusive_reasons}
+                      faults={inconclusiveFaults(verdicts.faults)}
                     />
                   ),
                 },
-                { label: "Simulator slips", value: formatCount(verdicts.simulatorSlips) },
+                { label: "Simulator slips", value: formatCount(verdicts.simulator_slips) },
               ]),
         ]}
         actions={
@@ -593,7 +595,7 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
           </>
         }
       />
-      <RunWarnings warnings={summary.warnings} />
+      <RunWarnings warnings={result?.warnings ?? []} />
       {(active || mode === "owner") && <RunLivePanel run={run} readOnly={mode === "public"} />}
 
       {stats.isError && <ErrorState error={stats.error} title="Could not load the statistics" />}
@@ -603,16 +605,16 @@ export function SenseiRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
             Charts
           </Title>
           <SimpleGrid cols={{ base: 1, md: 3 }} spacing="md">
-            <ErrorsByTypeChart errors={stats.data.errorsByCode} />
-            <ResponseTimeChart times={stats.data.responseTimes} />
-            <CostPerProfileChart profiles={stats.data.profiles} unpricedCalls={unpricedCalls(run)} />
+            <ErrorsByTypeChart errors={stats.data.errors_by_code} />
+            <ResponseTimeChart times={stats.data.response_times} />
+            <CostPerProfileChart profiles={stats.data.profiles} unpricedCalls={run.usage.unpriced_calls} />
           </SimpleGrid>
           <Title order={2} size="h4">
             Per profile
           </Title>
           <ProfilesTable
             stats={stats.data}
-            unpriced={unpricedCalls(run) > 0}
+            unpriced={run.usage.unpriced_calls > 0}
             onPick={setProfile}
             reliability={reliability}
           />

@@ -6,10 +6,7 @@ import { ApiError } from "../../api/errors";
 import { type LLMKey, useDeleteKey, useKeysPage, useTestKey } from "../../api/workspace/keys";
 import { keyKeys } from "../../api/query-keys";
 import { keyCheckOf } from "../../api/runs/run-results";
-import { ConfirmDialog } from "../../components/ConfirmDialog";
-import { ListPage } from "../../components/ListPage";
-import { ResourceTable, useDeleteConfirmation } from "../../components/ResourceTable";
-import { EmptyState } from "../../components/StateViews";
+import { ResourceListPage } from "../../components/ListPage";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { AddKeyModal } from "./AddKeyModal";
 import { QualifyDialog } from "./QualifyDialog";
@@ -96,7 +93,7 @@ function TestKeyButton({ llmKey }: { llmKey: LLMKey }) {
 export function KeysPage() {
   const [page, setPage] = useState(1);
   const keys = useKeysPage(page);
-  const deletion = useDeleteConfirmation(useDeleteKey(), (llmKey: LLMKey) => llmKey.id);
+  const remove = useDeleteKey();
   const [adding, setAdding] = useState(false);
   const [renaming, setRenaming] = useState<LLMKey | null>(null);
   const [qualifying, setQualifying] = useState<LLMKey | null>(null);
@@ -112,75 +109,70 @@ export function KeysPage() {
   );
 
   return (
-    <ListPage
+    <ResourceListPage
       title="LLM keys"
       description="Keys are stored encrypted and used only by background runs; the API never returns them."
-      actions={keys.data && keys.data.count > 0 ? addButton : undefined}
+      query={keys}
+      plural="keys"
+      noun="key"
+      create={addButton}
+      emptyText="Add an API key of OpenAI, Google Gemini or any OpenAI-compatible server. TRACER and SENSEI use it to talk to the LLM."
+      remove={remove}
+      deleteText={() => "Projects that use this key will have no key until you choose another. This cannot be undone."}
+      columns={["Name", "Provider", "Key", "Last test"]}
+      minWidth={720}
+      cells={(llmKey) => (
+        <>
+          <Table.Td fw={500}>{llmKey.name}</Table.Td>
+          <Table.Td>
+            <Text size="sm">{llmKey.provider}</Text>
+            {llmKey.base_url && (
+              <Text size="xs" c="dimmed">
+                {llmKey.base_url}
+              </Text>
+            )}
+          </Table.Td>
+          <Table.Td>
+            <Tooltip label="Only a masked hint is ever shown">
+              <Text size="sm" ff="monospace">
+                {llmKey.hint || "—"}
+              </Text>
+            </Tooltip>
+          </Table.Td>
+          <Table.Td>
+            <LastCheck llmKey={llmKey} />
+          </Table.Td>
+        </>
+      )}
+      actions={(llmKey) => (
+        <>
+          <TestKeyButton llmKey={llmKey} />
+          <Button
+            size="xs"
+            variant="default"
+            aria-label={`Rename ${llmKey.name}`}
+            onClick={() => {
+              setRenaming(llmKey);
+            }}
+          >
+            Rename
+          </Button>
+          <Button
+            size="xs"
+            variant="default"
+            aria-label={`Qualify models on ${llmKey.name}`}
+            onClick={() => {
+              setQualifying(llmKey);
+            }}
+          >
+            Qualify models
+          </Button>
+        </>
+      )}
+      page={page}
+      onPageChange={setPage}
+      footer={keys.isFetching && <Loader size="xs" role="status" aria-label="Refreshing" />}
     >
-      <ResourceTable
-        query={keys}
-        plural="keys"
-        empty={
-          <EmptyState title="No keys yet" action={addButton}>
-            Add an API key of OpenAI, Google Gemini or any OpenAI-compatible server. TRACER and SENSEI use it to talk to
-            the LLM.
-          </EmptyState>
-        }
-        columns={["Name", "Provider", "Key", "Last test"]}
-        minWidth={720}
-        cells={(llmKey) => (
-          <>
-            <Table.Td fw={500}>{llmKey.name}</Table.Td>
-            <Table.Td>
-              <Text size="sm">{llmKey.provider}</Text>
-              {llmKey.base_url && (
-                <Text size="xs" c="dimmed">
-                  {llmKey.base_url}
-                </Text>
-              )}
-            </Table.Td>
-            <Table.Td>
-              <Tooltip label="Only a masked hint is ever shown">
-                <Text size="sm" ff="monospace">
-                  {llmKey.hint || "—"}
-                </Text>
-              </Tooltip>
-            </Table.Td>
-            <Table.Td>
-              <LastCheck llmKey={llmKey} />
-            </Table.Td>
-          </>
-        )}
-        deleteRow={{ name: (llmKey) => llmKey.name, ask: deletion.ask }}
-        actions={(llmKey) => (
-          <>
-            <TestKeyButton llmKey={llmKey} />
-            <Button
-              size="xs"
-              variant="default"
-              aria-label={`Rename ${llmKey.name}`}
-              onClick={() => {
-                setRenaming(llmKey);
-              }}
-            >
-              Rename
-            </Button>
-            <Button
-              size="xs"
-              variant="default"
-              aria-label={`Qualify models on ${llmKey.name}`}
-              onClick={() => {
-                setQualifying(llmKey);
-              }}
-            >
-              Qualify models
-            </Button>
-          </>
-        )}
-        page={page}
-        onPageChange={setPage}
-        footer={keys.isFetching && <Loader size="xs" role="status" aria-label="Refreshing" />}
-      />
       <AddKeyModal
         opened={adding}
         onClose={() => {
@@ -203,9 +195,6 @@ export function KeysPage() {
           }}
         />
       )}
-      <ConfirmDialog {...deletion.dialog} title={`Delete ${deletion.target?.name ?? "key"}?`} confirmLabel="Delete key">
-        Projects that use this key will have no key until you choose another. This cannot be undone.
-      </ConfirmDialog>
-    </ListPage>
+    </ResourceListPage>
   );
 }

@@ -25,12 +25,18 @@ import { Link, useNavigate, useParams } from "react-router";
 import { useAllConnectors } from "../../api/workspace/connectors";
 import { ApiError, splitFieldErrors } from "../../api/errors";
 import { useAllKeys } from "../../api/workspace/keys";
-import { type Project, type ProjectInput, useCreateProject, useProject, useUpdateProject } from "../../api/workspace/projects";
+import {
+  type Project,
+  type ProjectInput,
+  useCreateProject,
+  useProject,
+  useUpdateProject,
+} from "../../api/workspace/projects";
 import { useQualificationTexts } from "../../api/bench/qualify";
 import { PageHeader } from "../../components/PageHeader";
 import { PublicLinkField } from "../../components/PublicLink";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
-import { ErrorState, LoadingState } from "../../components/StateViews";
+import { ErrorState, LoadingState, QueryStates } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
 import { useKeyModels } from "./use-key-models";
 
@@ -311,17 +317,16 @@ export function ProjectFormPage() {
 
   let content;
   if (id === null) content = <ProjectForm project={null} />;
-  else if (project.isPending) content = <LoadingState />;
-  else if (project.isError)
+  else
     content = (
-      <ErrorState
-        error={project.error}
-        title="Could not load the project"
-        onRetry={() => void project.refetch()}
+      <QueryStates
+        query={project}
+        what="the project"
         notFound={{ what: "project", backTo: paths.projects, backLabel: "Back to your projects" }}
-      />
+      >
+        {(data) => <ProjectForm key={data.id} project={data} />}
+      </QueryStates>
     );
-  else content = <ProjectForm key={project.data.id} project={project.data} />;
 
   return (
     <Stack gap="lg" maw={960}>

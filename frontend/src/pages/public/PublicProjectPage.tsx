@@ -4,7 +4,7 @@ import { useDocumentTitle } from "@mantine/hooks";
 import { Link, useParams } from "react-router";
 import { useProject } from "../../api/workspace/projects";
 import { PageHeader } from "../../components/PageHeader";
-import { ErrorState, LoadingState } from "../../components/StateViews";
+import { QueryStates } from "../../components/StateViews";
 import { dashboardPaths } from "../dashboards/dashboard-paths";
 import { PassRateCard } from "../dashboards/PassRateCard";
 import { RunsTable } from "../dashboards/RunsTable";
@@ -15,19 +15,14 @@ export function PublicProjectPage() {
   const project = useProject(valid ? projectId : 0, valid);
   useDocumentTitle(`${project.data?.name ?? "Public project"} · Parley`);
 
-  if (project.isPending) return <LoadingState label="Loading the project" />;
-  if (project.isError)
-    return (
-      <ErrorState
-        error={project.error}
-        title="Could not load the project"
-        notFound={{
-          what: "public project",
-          backTo: dashboardPaths.publicProjects,
-          backLabel: "Back to the public projects",
-        }}
-      />
-    );
+  if (!project.isSuccess) {
+    const notFound = {
+      what: "public project",
+      backTo: dashboardPaths.publicProjects,
+      backLabel: "Back to the public projects",
+    };
+    return <QueryStates query={project} what="the project" notFound={notFound} />;
+  }
   return (
     <Stack gap="md">
       <Anchor component={Link} to={dashboardPaths.publicProjects} size="sm">

@@ -4,7 +4,7 @@
  * (React escapes them), never as HTML or Markdown.
  */
 import { Badge, Blockquote, Box, Group, Modal, Paper, Stack, Table, Text, Title } from "@mantine/core";
-import { type AttemptView, highlightQuotes, type TurnView, type Verdict } from "../../api/security/security";
+import { type Attempt, highlightQuotes, type TurnView, type Verdict } from "../../api/security/security";
 
 export const VERDICT_COLORS: Record<Verdict, string> = {
   breached: "red",
@@ -64,25 +64,25 @@ function Turn({ turn, quotes }: { turn: TurnView; quotes: string[] }) {
   );
 }
 
-export function AttemptDetails({ attempt }: { attempt: AttemptView }) {
+export function AttemptDetails({ attempt }: { attempt: Attempt }) {
   const quotesByTurn = new Map<number, string[]>();
-  for (const evidence of attempt.evidence) {
+  for (const evidence of attempt.record.evidence) {
     quotesByTurn.set(evidence.turn, [...(quotesByTurn.get(evidence.turn) ?? []), evidence.quote]);
   }
   return (
     <Stack gap="sm">
       <Group gap="xs">
-        <VerdictBadge verdict={attempt.verdict} />
+        <VerdictBadge verdict={attempt.record.verdict} />
         <Text size="sm" style={{ overflowWrap: "anywhere" }}>
           {attempt.because}
         </Text>
       </Group>
-      {attempt.evidence.length > 0 && (
+      {attempt.record.evidence.length > 0 && (
         <Stack gap={4} role="group" aria-label="Evidence">
           <Title order={3} size="h6">
             Evidence, quoted from the chatbot&apos;s reply
           </Title>
-          {attempt.evidence.map((evidence, index) => (
+          {attempt.record.evidence.map((evidence, index) => (
             <Blockquote
               key={index}
               color="red"
@@ -98,7 +98,7 @@ export function AttemptDetails({ attempt }: { attempt: AttemptView }) {
           ))}
         </Stack>
       )}
-      {attempt.notes.map((note) => (
+      {attempt.record.notes.filter(Boolean).map((note) => (
         <Text key={note} size="xs" c="dimmed">
           {note}
         </Text>
@@ -107,11 +107,11 @@ export function AttemptDetails({ attempt }: { attempt: AttemptView }) {
         Conversation
       </Title>
       <Stack gap={6} role="group" aria-label="Conversation">
-        {attempt.transcript.map((turn, index) => (
+        {attempt.record.transcript.map((turn, index) => (
           <Turn key={index} turn={turn} quotes={quotesByTurn.get(index) ?? []} />
         ))}
       </Stack>
-      {attempt.findings.length > 0 && (
+      {attempt.record.findings.length > 0 && (
         <Table withTableBorder fz="xs" aria-label="What each oracle found">
           <Table.Thead>
             <Table.Tr>
@@ -121,7 +121,7 @@ export function AttemptDetails({ attempt }: { attempt: AttemptView }) {
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {attempt.findings.map((finding, index) => (
+            {attempt.record.findings.map((finding, index) => (
               <Table.Tr key={index}>
                 <Table.Td ff="monospace">{finding.oracle}</Table.Td>
                 <Table.Td>{finding.outcome}</Table.Td>
@@ -135,13 +135,13 @@ export function AttemptDetails({ attempt }: { attempt: AttemptView }) {
   );
 }
 
-export function AttemptModal({ attempt, onClose }: { attempt: AttemptView | null; onClose: () => void }) {
+export function AttemptModal({ attempt, onClose }: { attempt: Attempt | null; onClose: () => void }) {
   return (
     <Modal
       opened={attempt !== null}
       onClose={onClose}
       size="xl"
-      title={attempt ? `${attempt.attackId}, attempt ${String(attempt.index + 1)} (${attempt.delivery})` : ""}
+      title={attempt ? `${attempt.attack_id}, attempt ${String(attempt.index + 1)} (${attempt.delivery})` : ""}
     >
       {attempt && <AttemptDetails attempt={attempt} />}
     </Modal>

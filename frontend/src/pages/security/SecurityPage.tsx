@@ -5,10 +5,11 @@
 import { Anchor, Button, Table, Text, Title } from "@mantine/core";
 import { useState } from "react";
 import { Link } from "react-router";
-import { readRunProgress } from "../../api/runs/project-runs";
 import { isRunActive, type Run } from "../../api/runs/runs";
 import {
+  attemptsText,
   type Campaign,
+  campaignName,
   useCampaigns,
   useConvertCampaign,
   useDeleteCampaign,
@@ -98,16 +99,8 @@ function CampaignDocuments({ projectId, onStart }: { projectId: number; onStart:
   );
 }
 
-function campaignName(run: Run): string {
-  const params = run.params as Record<string, unknown> | null;
-  const campaign = params?.campaign as Record<string, unknown> | undefined;
-  return typeof campaign?.name === "string" ? campaign.name : "—";
-}
-
 function breaches(run: Run): string {
-  const counters = run.counters as Record<string, unknown> | null;
-  const found = counters?.breached;
-  const done = typeof found === "number" ? found : 0;
+  const done = run.counters.breached ?? 0;
   return isRunActive(run.status) || run.status === "succeeded" || done > 0 ? String(done) : "—";
 }
 
@@ -132,7 +125,7 @@ function CampaignRuns({ projectId }: { projectId: number }) {
             <RunStatusBadge run={run} />
           </Table.Td>
           <Table.Td fw={breaches(run) !== "0" && breaches(run) !== "—" ? 700 : undefined}>{breaches(run)}</Table.Td>
-          <Table.Td>{`${String(readRunProgress(run).done ?? 0)} / ${String(readRunProgress(run).total ?? 0)}`}</Table.Td>
+          <Table.Td>{attemptsText(run)}</Table.Td>
           <Table.Td>{formatDate(run.created_at)}</Table.Td>
         </>
       )}

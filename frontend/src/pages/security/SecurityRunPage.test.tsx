@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { http, HttpResponse } from "msw";
 import { describe, expect, it } from "vitest";
-import { highlightQuotes, readSecurityStats } from "../../api/security/security";
+import { highlightQuotes } from "../../api/security/security";
 import { graphNode, START, workflowGraph } from "../../testing/graph";
 import { renderApp } from "../../testing/render-app";
 import { server } from "../../testing/server";
@@ -128,13 +128,5 @@ describe("security API readers", () => {
     expect(pieces.map((p) => p.text).join("")).toBe(HOSTILE);
     expect(pieces.filter((p) => p.quoted).map((p) => p.text)).toEqual([QUOTE]);
     expect(highlightQuotes("nothing here", ["absent"])).toEqual([{ text: "nothing here", quoted: false }]);
-  });
-
-  it("keys each breach-rate row by what it groups, with no interval when nothing was decided", () => {
-    const stats = readSecurityStats({ ...STATS, by_state: [state("prompt_for_size", 0, 0, 2)] });
-    expect(stats.byAttack.map((r) => r.key)).toEqual(["system_prompt_stealer", "amnesia"]);
-    expect(stats.byDelivery[0]?.key).toBe("direct");
-    expect(stats.byState[0]).toMatchObject({ key: "prompt_for_size", rate: null, interval: null });
-    expect(stats.totals.interval).toEqual([0.3424, 1.0]);
   });
 });

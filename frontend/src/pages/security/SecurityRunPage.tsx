@@ -4,24 +4,25 @@
  * quoted evidence; exports. The same page serves the owner and visitors of a public project (read-only).
  */
 import { Button, Select, Stack, Table, Tabs, Text, Title, Tooltip } from "@mantine/core";
-import { useDocumentTitle } from "@mantine/hooks";
 import { useState } from "react";
-import { Link, useParams } from "react-router";
-import { readRunProgress } from "../../api/runs/project-runs";
-import { isRunActive, type Run, useRun } from "../../api/runs/runs";
+import { Link } from "react-router";
+import { isRunActive, type Run } from "../../api/runs/runs";
 import {
-  type AttemptView,
-  type RateRow,
+  attemptsText,
+  type Attempt,
+  type BreachRow,
+  campaignName,
   useAttempts,
   useSecurityStats,
   VERDICTS,
   type Verdict,
 } from "../../api/security/security";
 import { ResourceTable } from "../../components/ResourceTable";
-import { ErrorState, LoadingState, NotFoundState } from "../../components/StateViews";
+import { ErrorState, LoadingState } from "../../components/StateViews";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
 import { RunHeader } from "../dashboards/RunHeader";
+import { RunOfKind } from "../dashboards/RunRoute";
 import { RunLivePanel } from "../dashboards/RunLivePanel";
 import { ExportMenu } from "../dashboards/SenseiRunView";
 import { AttemptModal, VerdictBadge } from "./AttemptDetails";
@@ -30,19 +31,28 @@ import { StateHeatMap } from "./StateHeatMap";
 
 const percent = (share: number) => `${String(Math.round(share * 1000) / 10)}%`;
 
-function Rate({ row }: { row: RateRow }) {
-  if (row.rate === null) return <Text size="sm">—</Text>;
-  const interval = row.interval ? ` [${percent(row.interval[0])}, ${percent(row.interval[1])}]` : "";
+function Rate({ row }: { row: BreachRow }) {
+  if (row.breach_rate === null) return <Text size="sm">—</Text>;
+  const [low, high] = row.interval ?? [];
+  const interval = low !== undefined && high !== undefined ? ` [${percent(low)}, ${percent(high)}]` : "";
   return (
     <Tooltip label="Breached / (breached + resisted), with the 95% Wilson interval">
-      <Text size="sm" fw={row.counts.breached > 0 ? 700 : undefined} c={row.counts.breached > 0 ? "red" : undefined}>
-        {`${percent(row.rate)}${interval}`}
+      <Text size="sm" fw={row.breached > 0 ? 700 : undefined} c={row.breached > 0 ? "red" : undefined}>
+        {`${percent(row.breach_rate)}${interval}`}
       </Text>
     </Tooltip>
   );
 }
 
-function RateTable({ rows, label, first }: { rows: RateRow[]; label: string; first: string }) {
+interface RateTableProps<Row extends BreachRow> {
+  rows: Row[];
+  /** What a row groups (an attack id, a delivery mode, a state): its first cell. */
+  rowKey: (row: Row) => string;
+  label: string;
+  first: string;
+}
+
+function RateTable<Row extends BreachRow>({ rows, rowKey, label, first }: RateTableProps<Row>) {
   return (
     // Beside the heat map the table is narrower than its columns: the scrolled area is reachable from the keyboard.
     <Table.ScrollContainer
@@ -64,13 +74,13 @@ function RateTable({ rows, label, first }: { rows: RateRow[]; label: string; fir
         </Table.Thead>
         <Table.Tbody>
           {rows.map((row) => (
-            <Table.Tr key={row.key} data-breached={row.counts.breached > 0}>
+            <Table.Tr key={rowKey(row)} data-breached={row.breached > 0}>
               <Table.Th scope="row" ff="monospace" fw={500}>
-                {row.key}
+                {rowKey(row)}
               </Table.Th>
               <Table.Td>{row.attempts}</Table.Td>
               {VERDICTS.map((verdict) => (
-                <Table.Td key={verdict}>{row.counts[verdict]}</Table.Td>
+                <Table.Td key={verdict}>{row[verdict]}</Table.Td>
               ))}
               <Table.Td>
                 <Rate row={row} />
@@ -84,27 +94,32 @@ function RateTable({ rows, label, first }: { rows: RateRow[]; label: string; fir
 }
 
 function Attacks({ run }: { run: Run }) {
-  const stats = useSecurityStats(run.id, attemptsDone(run));
+  const stats = useSecurityStats(run.id, run.progress.done ?? 0);
   if (stats.isPending) return <LoadingState label="Loading the figures" />;
   if (stats.isError) return <ErrorState error={stats.error} title="Could not load the figures" />;
-  const { totals, byAttack, byDelivery, byState, tracerRun } = stats.data;
+  const { totals, by_attack: byAttack, by_delivery: byDelivery, by_state: byState, tracer_run: tracerRun } = stats.data;
   if (totals.attempts === 0) return <Text c="dimmed">No attempt has finished yet.</Text>;
   return (
     <Stack gap="md">
       <Text size="sm" aria-label="Totals">
-        {`${counted(totals.attempts, "attempt")}: ${String(totals.counts.breached)} breached, ${String(
-          totals.counts.resisted,
-        )} resisted, ${String(totals.counts.inconclusive)} inconclusive, ${String(totals.counts.error)} error. `}
+        {`${counted(totals.attempts, "attempt")}: ${String(totals.breached)} breached, ${String(
+          totals.resisted,
+        )} resisted, ${String(totals.inconclusive)} inconclusive, ${String(totals.error)} error. `}
         Inconclusive and error attempts are not counted in a rate, either way.
       </Text>
       <Title order={2} size="h5">
         Per attack
       </Title>
-      <RateTable rows={byAttack} label="Breach rate per attack" first="Attack" />
+      <RateTable rows={byAttack} rowKey={(row) => row.attack_id} label="Breach rate per attack" first="Attack" />
       <Title order={2} size="h5">
         Per delivery mode
       </Title>
-      <RateTable rows={byDelivery} label="Breach rate per delivery mode" first="Delivery" />
+      <RateTable
+        rows={byDelivery}
+        rowKey={(row) => row.delivery}
+        label="Breach rate per delivery mode"
+        first="Delivery"
+      />
       {byState.length > 0 && (
         <>
           <Title order={2} size="h5">
@@ -117,7 +132,7 @@ function Attacks({ run }: { run: Run }) {
           <StateHeatMap
             rows={byState}
             tracerRun={tracerRun}
-            table={<RateTable rows={byState} label="Breach rate per state" first="State" />}
+            table={<RateTable rows={byState} rowKey={(row) => row.state} label="Breach rate per state" first="State" />}
           />
         </>
       )}
@@ -128,8 +143,8 @@ function Attacks({ run }: { run: Run }) {
 function Attempts({ run }: { run: Run }) {
   const [page, setPage] = useState(1);
   const [verdict, setVerdict] = useState<Verdict | null>(null);
-  const [open, setOpen] = useState<AttemptView | null>(null);
-  const attempts = useAttempts(run.id, { page, ...(verdict && { verdict }) }, attemptsDone(run));
+  const [open, setOpen] = useState<Attempt | null>(null);
+  const attempts = useAttempts(run.id, { page, ...(verdict && { verdict }) }, run.progress.done ?? 0);
   return (
     <Stack gap="sm">
       <Select
@@ -156,16 +171,16 @@ function Attempts({ run }: { run: Run }) {
         onPageChange={setPage}
         cells={(attempt) => (
           <>
-            <Table.Td ff="monospace">{attempt.attackId}</Table.Td>
+            <Table.Td ff="monospace">{attempt.attack_id}</Table.Td>
             <Table.Td>{attempt.index + 1}</Table.Td>
             <Table.Td>{attempt.delivery}</Table.Td>
             <Table.Td>
-              <VerdictBadge verdict={attempt.verdict} />
+              <VerdictBadge verdict={attempt.record.verdict} />
             </Table.Td>
             <Table.Td style={{ overflowWrap: "anywhere" }}>
-              {attempt.evidence[0] ? (
+              {attempt.record.evidence[0] ? (
                 <Text size="sm" component="q" fs="italic">
-                  {attempt.evidence[0].quote}
+                  {attempt.record.evidence[0].quote}
                 </Text>
               ) : (
                 <Text size="sm" c="dimmed">
@@ -179,7 +194,7 @@ function Attempts({ run }: { run: Run }) {
           <Button
             size="xs"
             variant="light"
-            aria-label={`Show ${attempt.attackId} attempt ${String(attempt.index + 1)}`}
+            aria-label={`Show ${attempt.attack_id} attempt ${String(attempt.index + 1)}`}
             onClick={() => {
               setOpen(attempt);
             }}
@@ -198,23 +213,11 @@ function Attempts({ run }: { run: Run }) {
   );
 }
 
-function attemptsDone(run: Run): number {
-  return readRunProgress(run).done ?? 0;
-}
-
-function campaignName(run: Run): string {
-  const params = run.params as Record<string, unknown> | null;
-  const campaign = params?.campaign as Record<string, unknown> | undefined;
-  return typeof campaign?.name === "string" ? campaign.name : "—";
-}
-
 export function SecurityRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
   const active = isRunActive(run.status);
   const [picked, setPicked] = useState<string | null>(null);
   const tab = picked ?? (active ? "progress" : "attacks");
   const params = run.params as Record<string, unknown> | null;
-  const counters = run.counters as Record<string, unknown> | null;
-  const breached = typeof counters?.breached === "number" ? counters.breached : 0;
   return (
     <Stack gap="md">
       <RunHeader
@@ -230,8 +233,8 @@ export function SecurityRunView({ run, mode }: { run: Run; mode: DashboardMode }
         }
         facts={[
           { label: "Campaign", value: campaignName(run) },
-          { label: "Attempts", value: `${String(attemptsDone(run))} / ${String(readRunProgress(run).total ?? 0)}` },
-          { label: "Breaches", value: String(breached) },
+          { label: "Attempts", value: attemptsText(run) },
+          { label: "Breaches", value: String(run.counters.breached ?? 0) },
           { label: "Seed", value: typeof params?.seed === "number" ? String(params.seed) : "—" },
         ]}
         actions={
@@ -268,28 +271,16 @@ export function SecurityRunView({ run, mode }: { run: Run; mode: DashboardMode }
 }
 
 function SecurityRunRoute({ mode }: { mode: DashboardMode }) {
-  const runId = Number(useParams().runId);
-  const valid = Number.isInteger(runId) && runId > 0;
-  const run = useRun(valid ? runId : 0);
-  useDocumentTitle(`Campaign run #${String(runId)} · Parley`);
   const notFound = {
     what: "run",
     backTo: mode === "public" ? dashboardPaths.publicProjects : securityPaths.home,
     backLabel: mode === "public" ? "Back to the public projects" : "Back to the campaigns",
   };
-  if (!valid || (run.data && run.data.kind !== "security")) return <NotFoundState {...notFound} />;
-  if (run.isPending) return <LoadingState label="Loading the run" />;
-  if (run.isError) {
-    return (
-      <ErrorState
-        error={run.error}
-        title="Could not load the run"
-        onRetry={() => void run.refetch()}
-        notFound={notFound}
-      />
-    );
-  }
-  return <SecurityRunView run={run.data} mode={mode} />;
+  return (
+    <RunOfKind kind="security" title="Campaign run" notFound={notFound}>
+      {(run) => <SecurityRunView run={run} mode={mode} />}
+    </RunOfKind>
+  );
 }
 
 export function SecurityRunPage() {

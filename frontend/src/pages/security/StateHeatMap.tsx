@@ -6,17 +6,18 @@
 import { Grid, Stack, Text } from "@mantine/core";
 import { useMemo } from "react";
 import { useArtefact } from "../../api/runs/artefacts";
-import type { RateRow } from "../../api/security/security";
+import type { BreachRow } from "../../api/security/security";
+import type { components } from "../../api/schema";
 import { type NodeMark, WorkflowGraph } from "../../components/graph/WorkflowGraph";
 
 const percent = (share: number) => `${String(Math.round(share * 1000) / 10)}%`;
 
 /** Red when any attempt from the state breached, green when every decided attempt resisted, grey undecided. */
-export function stateMark(row: RateRow): NodeMark {
-  if (row.rate === null) return { text: `undecided (${String(row.counts.inconclusive)} inconclusive)`, color: "gray" };
-  const decided = row.counts.breached + row.counts.resisted;
-  const text = `${percent(row.rate)} breached (${String(row.counts.breached)}/${String(decided)})`;
-  return { text, color: row.counts.breached > 0 ? "red" : "green" };
+export function stateMark(row: BreachRow): NodeMark {
+  if (row.breach_rate === null) return { text: `undecided (${String(row.inconclusive)} inconclusive)`, color: "gray" };
+  const decided = row.breached + row.resisted;
+  const text = `${percent(row.breach_rate)} breached (${String(row.breached)}/${String(decided)})`;
+  return { text, color: row.breached > 0 ? "red" : "green" };
 }
 
 export function StateHeatMap({
@@ -24,12 +25,12 @@ export function StateHeatMap({
   tracerRun,
   table,
 }: {
-  rows: RateRow[];
+  rows: components["schemas"]["StateRow"][];
   tracerRun: number | null;
   table: React.ReactNode;
 }) {
   const graph = useArtefact(tracerRun ?? 0, "graph", tracerRun !== null);
-  const marks = useMemo(() => Object.fromEntries(rows.map((row) => [row.key, stateMark(row)])), [rows]);
+  const marks = useMemo(() => Object.fromEntries(rows.map((row) => [row.state, stateMark(row)])), [rows]);
   return (
     <Grid>
       <Grid.Col span={{ base: 12, lg: 7 }}>

@@ -51,10 +51,13 @@ describe("project files as a zip", () => {
       http.post("/api/projects/:pid/import/", () =>
         HttpResponse.json(
           {
-            profiles: [{ name: "pizza_order" }],
+            profiles: [{ file: "profiles/pizza_order.yaml", valid: true }],
             rules: [],
-            campaigns: [{ name: "a" }, { name: "b" }],
-            personalities: [{ name: "night-owl" }],
+            campaigns: [
+              { file: "campaigns/a.yaml", valid: true },
+              { file: "campaigns/b.yaml", valid: true },
+            ],
+            personalities: [{ file: "personalities/night-owl.yaml", valid: true }],
             skipped: [{ file: "<img src=x onerror=alert(1)>.txt", why: "neither a profile, a rule nor a campaign" }],
           },
           { status: 201 },

@@ -6,15 +6,19 @@
 import { Button, Card, FileButton, Group, Stack, Text, Title } from "@mantine/core";
 import { notifications } from "@mantine/notifications";
 import { ApiError } from "../../api/errors";
-import { type ImportOutcome, useDownloadProjectArchive, useImportProjectArchive } from "../../api/workspace/project-archive";
+import {
+  type ImportOutcome,
+  useDownloadProjectArchive,
+  useImportProjectArchive,
+} from "../../api/workspace/project-archive";
 import { counted } from "../../lib/text";
 
-export function describeImport(outcome: ImportOutcome): string {
+function describeImport(outcome: ImportOutcome): string {
   const parts = [
-    counted(outcome.profiles, "profile"),
-    counted(outcome.rules, "rule"),
-    counted(outcome.campaigns, "campaign"),
-    counted(outcome.personalities, "personality", "personalities"),
+    counted(outcome.profiles.length, "profile"),
+    counted(outcome.rules.length, "rule"),
+    counted(outcome.campaigns.length, "campaign"),
+    counted(outcome.personalities.length, "personality", "personalities"),
   ];
   const skipped = outcome.skipped.length
     ? ` Skipped ${outcome.skipped.map((row) => `${row.file} (${row.why})`).join(", ")}.`

@@ -12,7 +12,7 @@ import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { PageHeader } from "../../components/PageHeader";
 import { PublicLinkCard } from "../../components/PublicLink";
 import { RunProgress } from "../../components/RunProgress";
-import { EmptyState, ErrorState, LoadingState } from "../../components/StateViews";
+import { EmptyState, ErrorState, LoadingState, QueryStates } from "../../components/StateViews";
 import { paths } from "../../lib/paths";
 import { counted, textOr } from "../../lib/text";
 import { groupProfiles, ProfileGroupTable } from "./ProfileGroups";
@@ -63,16 +63,7 @@ export function TestCenterPage() {
   const notFound = { what: "project", backTo: paths.projects, backLabel: "Back to your projects" };
   if (!Number.isInteger(projectId))
     return <ErrorState error={null} title="There is no such project" notFound={notFound} />;
-  if (project.isPending) return <LoadingState label="Loading the project" />;
-  if (project.isError)
-    return (
-      <ErrorState
-        error={project.error}
-        title="Could not load the project"
-        onRetry={() => void project.refetch()}
-        notFound={notFound}
-      />
-    );
+  if (!project.isSuccess) return <QueryStates query={project} what="the project" notFound={notFound} />;
 
   const readOnly = !project.data.is_owner;
   const setupProblem = runSetupProblem(project.data);

@@ -35,7 +35,7 @@ import {
 import { FileDropZone } from "../../components/FileDropZone";
 import { PageHeader } from "../../components/PageHeader";
 import { ServerErrorAlert } from "../../components/ServerErrorAlert";
-import { ErrorState, LoadingState } from "../../components/StateViews";
+import { QueryStates } from "../../components/StateViews";
 import { useFollowedRun } from "../../components/use-followed-run";
 import { paths } from "../../lib/paths";
 import { FidelityChart } from "./FidelityChart";
@@ -335,17 +335,10 @@ function FidelitySection({ projectId, overview }: { projectId: number; overview:
 export function TranscriptsPage() {
   const projectId = Number(useParams().projectId);
   const overview = useTranscripts(projectId);
-  const notFound = { what: "project", backTo: paths.projects, backLabel: "Back to your projects" };
-  if (overview.isPending) return <LoadingState label="Loading the transcripts" />;
-  if (overview.isError)
-    return (
-      <ErrorState
-        error={overview.error}
-        title="Could not load the transcripts"
-        onRetry={() => void overview.refetch()}
-        notFound={notFound}
-      />
-    );
+  if (!overview.isSuccess) {
+    const notFound = { what: "project", backTo: paths.projects, backLabel: "Back to your projects" };
+    return <QueryStates query={overview} what="the transcripts" notFound={notFound} />;
+  }
   return (
     <Stack gap="lg" maw={1200}>
       <PageHeader
