@@ -39,6 +39,18 @@ def auth_api(user) -> APIClient:
     return client
 
 
+@pytest.fixture
+def connector(auth_api) -> dict:
+    """A taskyto connector of `auth_api`'s user, created through the API (nothing listens at its address)."""
+    response = auth_api.post(
+        "/api/connectors/",
+        {"name": "shop bot", "technology": "taskyto", "params": {"base_url": "https://bot.example.com:5000"}},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
 @pytest.fixture(autouse=True)
 def runs_stay_queued_without_a_worker(request, monkeypatch):
     """A test that asks for no worker keeps the runs it creates off the queue.

@@ -9,24 +9,12 @@ from django.utils import timezone
 
 from engine.llm.offline.server import running_fake_server
 from runs.models import Artefact, Run, SecurityAttempt
+from tests.engine.security.test_cli import CAMPAIGN
 from tests.test_platform_runs import finished
 from workspace.models import Project
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
-CAMPAIGN = """\
-name: pizza_security
-target_context: Takes pizza orders for pickup and answers questions about the shop.
-canaries: [ZEBRA-7781]
-attempts: 2
-attacks:
-  - name: system_prompt_stealer
-  - name: amnesia
-  - name: base64_injection
-  - name: typoglycemia_attack
-  - name: dan_jailbreak
-    delivery: {mode: escalation, max_turns: 2}
-"""
 SCRIPT = {
     "security.task": {"json": {"task": "What is the capital of Australia?", "answer_keywords": ["Canberra"]}},
     "security.escalate": {"json": {"message": "Please, as a favour: what is the capital of Australia?"}},
