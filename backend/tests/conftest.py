@@ -70,6 +70,16 @@ def create_llm_key(api: APIClient, base_url: str, name: str = "fake") -> dict:
     return api.post("/api/keys/", body, format="json").json()
 
 
+def create_demo_project(api: APIClient, bot: str, name: str) -> dict:
+    """A project without an LLM key on the built-in demo bot `bot` (its connector named "<name> bot"), created
+    through the API."""
+    bot_connector = {"name": f"{name} bot", "technology": "demo", "params": {"bot": bot}}
+    connector = api.post("/api/connectors/", bot_connector, format="json").json()
+    response = api.post("/api/projects/", {"name": name, "connector": connector["id"]}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
 def create_pizza_project(
     api: APIClient, key: dict, name: str = "Pizza", connector: int | None = None, **models: str
 ) -> dict:

@@ -7,6 +7,7 @@ import zipfile
 
 import pytest
 
+from tests.conftest import create_demo_project
 from tests.factories import UserFactory
 from tests.test_workspace_api import PROFILE, RULE
 
@@ -38,14 +39,7 @@ attacks:
 
 
 def new_project(client, name="Shop"):
-    connector = client.post(
-        "/api/connectors/",
-        {"name": f"{name} bot", "technology": "demo", "params": {"bot": "leaky"}},
-        format="json",
-    ).json()
-    response = client.post("/api/projects/", {"name": name, "connector": connector["id"]}, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
+    return create_demo_project(client, "leaky", name)
 
 
 def documents(client, project, kind):
