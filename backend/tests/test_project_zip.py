@@ -9,19 +9,12 @@ import pytest
 
 from tests.conftest import create_demo_project
 from tests.factories import UserFactory
+from tests.test_security_campaigns import CAMPAIGN as SECURITY_CAMPAIGN
 from tests.test_workspace_api import PROFILE, RULE
 
 pytestmark = pytest.mark.django_db
 
-CAMPAIGN = """\
-name: pizza_security
-target_context: Takes pizza orders for pickup.
-canaries: [ZEBRA-7781]
-attacks:
-  - name: system_prompt_stealer
-  - name: amnesia
-    oracles: [refusal]
-"""
+CAMPAIGN = SECURITY_CAMPAIGN + "    oracles: [refusal]\n"  # amnesia's
 BROKEN = """\
 name: broken
 target_context: Takes pizza orders for pickup.
