@@ -183,11 +183,17 @@ def worker_process(name: str) -> Iterator[str]:
                     raise RuntimeError(f"The test Celery worker did not start; see {log_path}")
             yield node
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_process(proc, timeout=30)
+
+
+def stop_process(proc: subprocess.Popen, timeout: float) -> None:
+    """Ask `proc` to end, and kill it if it has not within `timeout` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture(scope="session")

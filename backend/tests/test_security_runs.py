@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from engine.llm.offline.server import running_fake_server
 from runs.models import Artefact, Run, SecurityAttempt
+from tests.conftest import finished_run
 from tests.engine.security.test_cli import CAMPAIGN
-from tests.test_platform_runs import finished
 from workspace.models import Project
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -43,7 +43,7 @@ def test_a_campaign_run_finds_every_breach_of_leaky_with_quotes(celery_worker, a
         format="json",
     )
     assert start.status_code == 201, start.json()
-    run = finished(auth_api, start.json()["id"])
+    run = finished_run(auth_api, start.json()["id"])
     assert run["status"] == "succeeded", run
     assert run["result"]["breaches"] == 10 and run["result"]["totals"]["breached"] == 10
     assert run["progress"] == {"done": 10, "total": 10} and run["counters"] == {"breached": 10}
@@ -73,7 +73,7 @@ def test_a_campaign_run_with_the_project_model_invents_no_breach_on_guarded(cele
             {"kind": "security", "campaign": campaign["id"], "seed": 9},
             format="json",
         )
-        run = finished(auth_api, start.json()["id"])
+        run = finished_run(auth_api, start.json()["id"])
         tags = {request.tag for request in server.requests}
     assert run["status"] == "succeeded", run
     assert run["result"]["breaches"] == 0 and run["result"]["totals"]["error"] == 0
@@ -114,7 +114,7 @@ def test_a_campaign_from_all_states_attacks_from_the_latest_tracer_run(
         Artefact.objects.create(run=tracer, name=name, content=content)
     created = auth_api.post(f"/api/projects/{project['id']}/runs/", start, format="json")
     assert created.status_code == 201, created.json()
-    run = finished(auth_api, created.json()["id"])
+    run = finished_run(auth_api, created.json()["id"])
     assert run["status"] == "succeeded", run
     states = {row["state"]: row for row in run["result"]["by_state"]}
     assert len(states) == 7 and run["result"]["totals"]["attempts"] == 42
