@@ -7,7 +7,8 @@ empty schema."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Iterator
+from typing import Annotated, Any
 
 from pydantic import WithJsonSchema
 from typing_extensions import TypeAliasType
@@ -30,3 +31,15 @@ JsonValue = TypeAliasType(
         WithJsonSchema(_SCHEMA),
     ],
 )
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string inside a JSON-like value (dict values, list and tuple items, nested), depth first."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for inner in value.values():
+            yield from strings_in(inner)
+    elif isinstance(value, list | tuple):
+        for inner in value:
+            yield from strings_in(inner)

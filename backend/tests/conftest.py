@@ -39,6 +39,18 @@ def auth_api(user) -> APIClient:
     return client
 
 
+@pytest.fixture
+def connector(auth_api) -> dict:
+    """A taskyto connector of `auth_api`'s user, created through the API (nothing listens at its address)."""
+    response = auth_api.post(
+        "/api/connectors/",
+        {"name": "shop bot", "technology": "taskyto", "params": {"base_url": "https://bot.example.com:5000"}},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
 @pytest.fixture(autouse=True)
 def runs_stay_queued_without_a_worker(request, monkeypatch):
     """A test that asks for no worker keeps the runs it creates off the queue.
@@ -52,20 +64,36 @@ def runs_stay_queued_without_a_worker(request, monkeypatch):
     monkeypatch.setattr("runs.services._publish", lambda task, run_id: None)
 
 
-def create_llm_key(api: APIClient, base_url: str, name: str = "fake") -> dict:
+def create_llm_key(api: APIClient, base_url: str, name: str = "fake", key: str = "sk-test") -> dict:
     """An OpenAI-compatible LLM key on `base_url`, created through the API."""
-    body = {"name": name, "provider": "openai-compatible", "base_url": base_url, "key": "sk-test"}
+    body = {"name": name, "provider": "openai-compatible", "base_url": base_url, "key": key}
     return api.post("/api/keys/", body, format="json").json()
 
 
+def create_demo_project(api: APIClient, bot: str, name: str) -> dict:
+    """A project without an LLM key on the built-in demo bot `bot` (its connector named "<name> bot"), created
+    through the API."""
+    bot_connector = {"name": f"{name} bot", "technology": "demo", "params": {"bot": bot}}
+    connector = api.post("/api/connectors/", bot_connector, format="json").json()
+    response = api.post("/api/projects/", {"name": name, "connector": connector["id"]}, format="json")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
 def create_pizza_project(
-    api: APIClient, key: dict, name: str = "Pizza", connector: int | None = None, **models: str
+    api: APIClient,
+    key: dict,
+    name: str = "Pizza",
+    connector: int | None = None,
+    bot: str = "pizza",
+    **models: str,
 ) -> dict:
-    """A project created through the API: the built-in pizza bot (or `connector`) with `key`, exploring and writing
-    profiles with "fake-model" unless `models` names others (`judge_model="fake-model"`, say)."""
+    """A project created through the API: the built-in pizza bot (or the demo bot `bot`, or `connector`) with
+    `key`, exploring and writing profiles with "fake-model" unless `models` names others (`judge_model="fake-model"`,
+    say)."""
     if connector is None:
-        bot = {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}
-        connector = api.post("/api/connectors/", bot, format="json").json()["id"]
+        demo = {"name": bot, "technology": "demo", "params": {"bot": bot}}
+        connector = api.post("/api/connectors/", demo, format="json").json()["id"]
     body = {
         "name": name,
         "connector": connector,
@@ -77,6 +105,19 @@ def create_pizza_project(
     response = api.post("/api/projects/", body, format="json")
     assert response.status_code == 201, response.json()
     return response.json()
+
+
+def unpublished_run(project, user, **data):
+    """A run as the API creates it from the request `data` (same serializer), but not published: the test fills
+    or executes it."""
+    from runs.http.serializers import RunRequestSerializer
+    from runs.models import Run
+
+    request = RunRequestSerializer(data=data, context={"project": project})
+    assert request.is_valid(), request.errors
+    return Run.objects.create(
+        kind=data["kind"], owner=user, project=project, input=request.validated_data["input"]
+    )
 
 
 def _database_url(settings_dict: dict) -> str:
@@ -142,11 +183,17 @@ def worker_process(name: str) -> Iterator[str]:
                     raise RuntimeError(f"The test Celery worker did not start; see {log_path}")
             yield node
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_process(proc, timeout=30)
+
+
+def stop_process(proc: subprocess.Popen, timeout: float) -> None:
+    """Ask `proc` to end, and kill it if it has not within `timeout` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture(scope="session")
@@ -162,6 +209,16 @@ def celery_worker(django_db_setup, django_db_blocker) -> Iterator[str]:
         with app.connection_for_write() as conn:
             conn.default_channel.queue_delete(queue)
             conn.default_channel.queue_delete(f"{queue}-short")
+
+
+def finished_run(api: APIClient, run_id: int, seconds: float = 120.0, interval: float = 0.3) -> dict | None:
+    """The run as the API shows it once it is neither queued nor running (None if it is not by `seconds`)."""
+
+    def done() -> dict | None:
+        run = api.get(f"/api/runs/{run_id}/").json()
+        return run if run["status"] not in ("queued", "running") else None
+
+    return wait_for(done, seconds=seconds, interval=interval)
 
 
 def wait_for(predicate, seconds: float = 30.0, interval: float = 0.2):

@@ -9,9 +9,9 @@ import time
 import pytest
 
 from engine.connectors.volatile import MAX_PATTERNS
-from runs.http.serializers import RunRequestSerializer
 from runs.models import Run
 from runs.worker.execution import execute_sensei
+from tests.conftest import unpublished_run
 from tests.engine.sensei.conftest import FakeBot
 from tests.test_run_compare import PROFILE, fake_llm, project  # noqa: F401 - fixtures
 from workspace.models import Connector
@@ -63,14 +63,7 @@ def sent_since(server, moment: float) -> list[str]:
 def two_step_run(project, user) -> Run:  # noqa: F811
     """A SENSEI run of 3 conversations of 2 user turns: the second turn's prompt holds the chatbot's reply."""
     profile = project.profiles.create(name="sizes", text=PROFILE.replace("steps: 1", "steps: 2"), valid=True)
-    request = RunRequestSerializer(
-        data={"kind": "sensei", "profiles": [profile.pk], "concurrency": 1, "seed": 5},
-        context={"project": project},
-    )
-    assert request.is_valid(), request.errors
-    return Run.objects.create(
-        kind=Run.Kind.SENSEI, owner=user, project=project, input=request.validated_data["input"]
-    )
+    return unpublished_run(project, user, kind="sensei", profiles=[profile.pk], concurrency=1, seed=5)
 
 
 @pytest.mark.django_db(transaction=True)

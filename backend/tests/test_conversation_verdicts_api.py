@@ -9,43 +9,18 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.services import open_session
-from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
-from engine.sensei.verdicts import judge
+from engine.conversation import ConversationError, ConversationRecord, ErrorCode, Turn
 from runs.models import Conversation, Run
 from tests.factories import RunFactory, UserFactory
+from tests.verdict_records import pizza_record as _record
+from tests.verdict_records import store_judged as _store
 from workspace.models import Connector, Project
 
 pytestmark = pytest.mark.django_db
 
 
-def _record(index: int, user_says: str, *codes: int) -> ConversationRecord:
-    return ConversationRecord(
-        id=f"r-{index}",
-        profile="order",
-        index=index,
-        goals=["order a {{size}} pizza"],
-        inputs={"size": "small"},
-        outputs={"price": 9.0 if not codes else None},
-        evidence={"price": OutputEvidence(turn=1, quote="It is 9$.")} if not codes else {},
-        turns=[Turn(role="user", text=user_says), Turn(role="bot", text="It is 9$.")],
-        errors=[ConversationError(code=code, message=f"error {code}", turn=1) for code in codes],
-    )
-
-
-def _store(run: Run, index: int, record: ConversationRecord, *, old: bool = False) -> None:
-    data = judge(record).model_dump(mode="json")
-    if old:  # stored before verdicts existed
-        for name in ("verdict", "verdict_reason", "fault", "evidence_turn", "verdict_rules"):
-            data.pop(name)
-    Conversation.objects.create(
-        run=run,
-        profile=record.profile,
-        index=index,
-        record=data,
-        has_errors=bool(record.errors),
-        error_codes=record.error_codes,
-        turns=len(record.turns),
-    )
+# What a record stored before verdicts existed lacks.
+OLD = ("verdict", "verdict_reason", "fault", "evidence_turn", "verdict_rules")
 
 
 def _run(owner, *, public: bool = False) -> Run:
@@ -55,8 +30,8 @@ def _run(owner, *, public: bool = False) -> Run:
     _store(run, 0, _record(0, "A small pizza"))  # passed
     _store(run, 1, _record(1, "Dragons!", ErrorCode.GOAL_NOT_COMPLETED))  # the user never said the size
     _store(run, 2, _record(2, "Dragons!", ErrorCode.CHATBOT_CRASH))  # a crash is the chatbot's fault
-    _store(run, 3, _record(3, "A small pizza", ErrorCode.RATE_LIMITED), old=True)  # an older record
-    _store(run, 4, _record(4, "A small pizza", ErrorCode.CHATBOT_CRASH), old=True)  # an older failure
+    _store(run, 3, _record(3, "A small pizza", ErrorCode.RATE_LIMITED), drop=OLD)  # an older record
+    _store(run, 4, _record(4, "A small pizza", ErrorCode.CHATBOT_CRASH), drop=OLD)  # an older failure
     return run
 
 

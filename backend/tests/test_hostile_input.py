@@ -13,7 +13,7 @@ import zipfile
 import pytest
 
 from tests.engine.test_yamlguard import billion_laughs
-from tests.test_workspace_api import connector, project  # noqa: F401  (fixtures)
+from tests.test_workspace_api import project  # noqa: F401  (a fixture)
 
 
 def _problem(response, status: int) -> str:

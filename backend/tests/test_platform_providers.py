@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import LLMKey
 from engine.llm.offline.server import DEFAULT_MODELS, running_fake_server
 from runs.models import Conversation, Run, RunEvent
-from tests.conftest import create_llm_key, create_pizza_project, wait_for
+from tests.conftest import create_llm_key, create_pizza_project, finished_run
 from tests.test_workspace_api import PROFILE
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -46,14 +46,6 @@ def start_sensei(api, project, text=PROFILE, **body):
     return response.json()["id"]
 
 
-def finished(api, run_id, seconds=120):
-    def done():
-        run = api.get(f"/api/runs/{run_id}/").json()
-        return run if run["status"] not in ("queued", "running") else None
-
-    return wait_for(done, seconds=seconds, interval=0.2)
-
-
 def _seconds(run: dict) -> float:
     started, ended = (datetime.fromisoformat(run[name]) for name in ("started_at", "finished_at"))
     return (ended - started).total_seconds()
@@ -63,7 +55,7 @@ def test_a_provider_that_is_down_fails_the_run_within_30_s_with_its_message(
     celery_worker, auth_api, project, fake_llm
 ):
     fake_llm.inject("server_error", times=100_000, status=503, message="The engine is currently overloaded.")
-    run = finished(auth_api, start_sensei(auth_api, project))
+    run = finished_run(auth_api, start_sensei(auth_api, project))
     assert run["status"] == "failed", run
     assert _seconds(run) < 30, run
     assert (
@@ -94,7 +86,7 @@ conversation:
 
 def test_a_429_with_retry_after_2_costs_time_but_no_conversation(celery_worker, auth_api, project, fake_llm):
     fake_llm.inject("rate_limit", times=3, retry_after=2)
-    run = finished(auth_api, start_sensei(auth_api, project, SHORT))
+    run = finished_run(auth_api, start_sensei(auth_api, project, SHORT))
     assert run["status"] == "succeeded", run
     assert [r.status for r in fake_llm.chat_requests()].count(429) == 3
     conversations = Conversation.objects.filter(run_id=run["id"])
@@ -107,7 +99,7 @@ def test_refusals_are_learned_once_stored_with_the_key_and_not_paid_again(
     celery_worker, auth_api, project, key, fake_llm
 ):
     text = PROFILE.replace("llm: {model: gpt-4o-mini}", "llm: {model: acme-reasoner, temperature: 0.7}")
-    first = finished(auth_api, start_sensei(auth_api, project, text))
+    first = finished_run(auth_api, start_sensei(auth_api, project, text))
     assert first["status"] == "succeeded", first
     refused = {str(r.error["error"]["param"]) for r in fake_llm.refused()}
     assert refused == {"max_tokens", "temperature"} and len(fake_llm.refused()) == 2
@@ -124,7 +116,9 @@ def test_refusals_are_learned_once_stored_with_the_key_and_not_paid_again(
     assert stored[f"{fake_llm.base_url}|acme-reasoner"]["dropped"] == ["temperature"]
 
     fake_llm.reset()
-    second = finished(auth_api, start_sensei(auth_api, project, text.replace("pizza_order", "pizza_again")))
+    second = finished_run(
+        auth_api, start_sensei(auth_api, project, text.replace("pizza_order", "pizza_again"))
+    )
     assert second["status"] == "succeeded", second
     assert fake_llm.refused() == []
     notes = [e.data["text"] for e in RunEvent.objects.filter(run_id=second["id"], type=RunEvent.Type.WARNING)]
@@ -155,7 +149,7 @@ def test_a_model_the_key_did_not_list_is_warned_about_at_save_and_at_run_start(a
 def test_a_model_list_job_stores_what_the_provider_listed(celery_worker, auth_api, key, fake_llm):
     response = auth_api.post(f"/api/keys/{key['id']}/models/")
     assert response.status_code == 202
-    run = finished(auth_api, response.json()["id"], seconds=60)
+    run = finished_run(auth_api, response.json()["id"], seconds=60)
     assert run["status"] == "succeeded", run
     stored = LLMKey.objects.get(pk=key["id"])
     assert stored.models_seen == sorted(fake_llm.models)
@@ -174,9 +168,9 @@ def test_tracer_and_sensei_runs_with_a_gpt5_family_project_model_succeed(
         f"/api/projects/{project['id']}/runs/", {"kind": "tracer", "sessions": 2, "turns": 3}, format="json"
     )
     assert response.status_code == 201, response.json()
-    tracer = finished(auth_api, response.json()["id"])
+    tracer = finished_run(auth_api, response.json()["id"])
     assert tracer["status"] == "succeeded", tracer
-    sensei = finished(auth_api, start_sensei(auth_api, project, SHORT.replace("gpt-5-mini", "o4-mini")))
+    sensei = finished_run(auth_api, start_sensei(auth_api, project, SHORT.replace("gpt-5-mini", "o4-mini")))
     assert sensei["status"] == "succeeded", sensei
     assert not Conversation.objects.filter(run_id=sensei["id"], has_errors=True).exists()
     assert fake_llm.refused() == []
@@ -186,7 +180,7 @@ def test_tracer_and_sensei_runs_with_a_gpt5_family_project_model_succeed(
 def test_a_model_the_provider_does_not_offer_fails_the_run_with_the_providers_message(
     celery_worker, auth_api, project, fake_llm
 ):
-    run = finished(auth_api, start_sensei(auth_api, project, SHORT.replace("gpt-5-mini", "gpt-5-mni")))
+    run = finished_run(auth_api, start_sensei(auth_api, project, SHORT.replace("gpt-5-mini", "gpt-5-mni")))
     assert run["status"] == "failed", run
     assert "does not offer the model 'gpt-5-mni' (HTTP 404)" in run["error_message"]
     assert "The model `gpt-5-mni` does not exist or you do not have access to it." in run["error_message"]

@@ -9,8 +9,8 @@ import pytest
 from engine.llm.offline.server import running_fake_server
 from parley.celery import app
 from runs.models import Conversation, Run, RunEvent
-from tests.conftest import create_llm_key, create_pizza_project, wait_for, worker_process
-from tests.test_platform_runs import PROFILE, finished, start
+from tests.conftest import create_llm_key, create_pizza_project, finished_run, wait_for, worker_process
+from tests.test_platform_runs import PROFILE, start
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +43,7 @@ def test_a_tracer_run_whose_worker_process_is_killed_resumes_without_repeating_s
     assert pid, "could not find the worker process running the run"
     os.kill(pid, signal.SIGKILL)
 
-    run = finished(auth_api, run_id, seconds=180)
+    run = finished_run(auth_api, run_id, seconds=180)
     assert run["status"] == "succeeded", run
     assert Run.objects.get(pk=run_id).attempts == 1
     assert run["result"]["resumed"] is True
@@ -59,7 +59,7 @@ def test_two_workers_on_one_queue_run_six_runs_each_exactly_once(celery_worker, 
         ids = [
             start(auth_api, project, kind="sensei", profiles=[profile["id"]]).json()["id"] for _ in range(6)
         ]
-        runs = [finished(auth_api, run_id, seconds=240) for run_id in ids]
+        runs = [finished_run(auth_api, run_id, seconds=240) for run_id in ids]
     assert [run["status"] for run in runs] == ["succeeded"] * 6
     for run_id in ids:
         assert Conversation.objects.filter(run_id=run_id).count() == 1

@@ -7,7 +7,7 @@ import pytest
 
 from engine.llm.offline.server import running_fake_server
 from runs.models import Artefact, Conversation, RuleResult, Run
-from tests.conftest import create_llm_key, create_pizza_project, wait_for
+from tests.conftest import create_llm_key, create_pizza_project, finished_run, wait_for
 from tests.test_workspace_api import PROFILE
 from workspace.models import Profile
 
@@ -36,18 +36,10 @@ def start(api, project, **body):
     return api.post(f"/api/projects/{project['id']}/runs/", body, format="json")
 
 
-def finished(api, run_id, seconds=120):
-    def done():
-        run = api.get(f"/api/runs/{run_id}/").json()
-        return run if run["status"] not in ("queued", "running") else None
-
-    return wait_for(done, seconds=seconds, interval=0.3)
-
-
 def test_a_tracer_run_explores_files_artefacts_and_profiles(celery_worker, auth_api, project):
     response = start(auth_api, project, kind="tracer", sessions=2, turns=3)
     assert response.status_code == 201, response.json()
-    run = finished(auth_api, response.json()["id"])
+    run = finished_run(auth_api, response.json()["id"])
     assert run and run["status"] == "succeeded", run
     assert run["progress"] == {"done": 2, "total": 2}
     assert run["usage"]["calls"] > 0
@@ -94,7 +86,7 @@ def test_a_sensei_run_stores_each_conversation_as_it_finishes(celery_worker, aut
     rule = auth_api.post(f"/api/projects/{project['id']}/rules/", {"text": RULE}, format="json").json()
     check = start(auth_api, project, kind="check", sensei_runs=[run_id], rules=[rule["id"]])
     assert check.status_code == 201, check.json()
-    checked = finished(auth_api, check.json()["id"])
+    checked = finished_run(auth_api, check.json()["id"])
     assert checked["status"] == "succeeded", checked
     result = RuleResult.objects.get(run_id=checked["id"])
     assert (result.name, result.checks, result.passed) == ("the_bot_answers", 3, 3)
@@ -105,7 +97,7 @@ def test_a_running_tracer_run_can_be_cancelled(celery_worker, auth_api, project,
     run_id = start(auth_api, project, kind="tracer", sessions=20, turns=10).json()["id"]
     assert wait_for(lambda: Run.objects.get(pk=run_id).status == "running", seconds=60)
     assert auth_api.post(f"/api/runs/{run_id}/cancel/").status_code == 202
-    run = finished(auth_api, run_id, seconds=60)
+    run = finished_run(auth_api, run_id, seconds=60)
     assert run["status"] == "cancelled", run
 
 
@@ -160,7 +152,7 @@ def test_a_bench_run_measures_the_built_in_bot_and_files_its_report(celery_worke
     response = start(auth_api, project, operators=["wrong-price-formula", "delete-qa-pair"], **body)
     assert response.status_code == 201, response.json()
     assert response.json()["params"]["bot"] == "pizza"
-    run = finished(auth_api, response.json()["id"], seconds=300)
+    run = finished_run(auth_api, response.json()["id"], seconds=300)
     assert run["status"] == "succeeded", run
     result = run["result"]
     assert result["bot"] == "pizza"
@@ -200,7 +192,7 @@ def test_a_running_bench_can_be_cancelled(celery_worker, auth_api, project, fake
     run_id = start(auth_api, project, **body).json()["id"]
     assert wait_for(lambda: Run.objects.get(pk=run_id).status == "running", seconds=60)
     assert auth_api.post(f"/api/runs/{run_id}/cancel/").status_code == 202
-    run = finished(auth_api, run_id, seconds=60)
+    run = finished_run(auth_api, run_id, seconds=60)
     assert run["status"] == "cancelled", run
     assert not Artefact.objects.filter(run_id=run_id).exists()
 

@@ -7,20 +7,14 @@ import zipfile
 
 import pytest
 
+from tests.conftest import create_demo_project
 from tests.factories import UserFactory
+from tests.test_security_campaigns import CAMPAIGN as SECURITY_CAMPAIGN
 from tests.test_workspace_api import PROFILE, RULE
 
 pytestmark = pytest.mark.django_db
 
-CAMPAIGN = """\
-name: pizza_security
-target_context: Takes pizza orders for pickup.
-canaries: [ZEBRA-7781]
-attacks:
-  - name: system_prompt_stealer
-  - name: amnesia
-    oracles: [refusal]
-"""
+CAMPAIGN = SECURITY_CAMPAIGN + "    oracles: [refusal]\n"  # amnesia's
 BROKEN = """\
 name: broken
 target_context: Takes pizza orders for pickup.
@@ -38,14 +32,7 @@ attacks:
 
 
 def new_project(client, name="Shop"):
-    connector = client.post(
-        "/api/connectors/",
-        {"name": f"{name} bot", "technology": "demo", "params": {"bot": "leaky"}},
-        format="json",
-    ).json()
-    response = client.post("/api/projects/", {"name": name, "connector": connector["id"]}, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
+    return create_demo_project(client, "leaky", name)
 
 
 def documents(client, project, kind):

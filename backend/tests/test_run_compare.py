@@ -14,10 +14,9 @@ from rest_framework.test import APIClient
 from accounts.services import open_session
 from commands import sensei as sensei_command
 from engine.llm.offline.server import running_fake_server
-from runs.http.serializers import RunRequestSerializer
 from runs.models import Conversation, RuleResult, Run
 from runs.worker.execution import execute_sensei
-from tests.conftest import create_llm_key, create_pizza_project
+from tests.conftest import create_llm_key, create_pizza_project, unpublished_run
 from tests.factories import UserFactory
 from workspace.models import Connector, Project
 
@@ -67,14 +66,8 @@ def project(auth_api, fake_llm, settings):
 def sensei_run(project, user, **body) -> Run:
     """A SENSEI run as the API creates it (same serializer), not published: the test fills or executes it."""
     profile = project.profiles.create(name="sizes", text=PROFILE, valid=True)
-    request = RunRequestSerializer(
-        data={"kind": "sensei", "profiles": [profile.pk], "concurrency": 1, "seed": 5, **body},
-        context={"project": project},
-    )
-    assert request.is_valid(), request.errors
-    return Run.objects.create(
-        kind=Run.Kind.SENSEI, owner=user, project=project, input=request.validated_data["input"]
-    )
+    body = {"profiles": [profile.pk], "concurrency": 1, "seed": 5, **body}
+    return unpublished_run(project, user, kind="sensei", **body)
 
 
 def record(index: int, *, errors: list[int] | None = None, run: str = "a") -> dict:

@@ -9,11 +9,11 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from runs.http.serializers import RunRequestSerializer
 from runs.models import Conversation, Run
 from runs.worker import tasks
 from runs.worker.execution import execute_sensei
 from runs.worker.shrinking import execute_shrink
+from tests.conftest import unpublished_run
 from tests.engine.regression.test_shrink import DETOURS, _script
 from tests.test_run_compare import fake_llm, project  # noqa: F401 - fixtures
 from tests.test_run_coverage import stranger
@@ -25,14 +25,7 @@ MUTANT = "delete-sequence-step-7"  # a pizza you build gets no total
 
 
 def _sensei(project, user, profile: Profile) -> Run:  # noqa: F811
-    request = RunRequestSerializer(
-        data={"kind": "sensei", "profiles": [profile.pk], "concurrency": 1, "seed": 5},
-        context={"project": project},
-    )
-    assert request.is_valid(), request.errors
-    run = Run.objects.create(
-        kind=Run.Kind.SENSEI, owner=user, project=project, input=request.validated_data["input"]
-    )
+    run = unpublished_run(project, user, kind="sensei", profiles=[profile.pk], concurrency=1, seed=5)
     execute_sensei(run)
     return run
 

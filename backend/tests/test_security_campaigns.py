@@ -6,7 +6,9 @@ tests/test_security_runs.py)."""
 import pytest
 
 from runs.models import Run, SecurityAttempt
+from tests.conftest import create_demo_project
 from tests.factories import UserFactory
+from tests.test_security_compare_api import campaign_run
 from tests.test_workspace_api import PROFILE
 
 pytestmark = pytest.mark.django_db
@@ -23,12 +25,7 @@ attacks:
 
 @pytest.fixture
 def project(auth_api):
-    connector = auth_api.post(
-        "/api/connectors/", {"name": "leaky", "technology": "demo", "params": {"bot": "leaky"}}, format="json"
-    ).json()
-    response = auth_api.post("/api/projects/", {"name": "Shop", "connector": connector["id"]}, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
+    return create_demo_project(auth_api, "leaky", "Shop")
 
 
 def campaigns(project):
@@ -109,28 +106,7 @@ def test_a_security_run_request_snapshots_the_campaign_and_its_warm_up_profiles(
 
 
 def test_attempts_stats_and_exports_of_a_security_run(auth_api, project):
-    from engine.bots.adversarial import AdversarialConnector
-    from engine.security import CampaignJob, load_campaign, run_campaign
-
-    run = Run.objects.create(
-        owner=auth_api.user, project_id=project["id"], kind=Run.Kind.SECURITY, status=Run.Status.SUCCEEDED
-    )
-    result = run_campaign(
-        CampaignJob(
-            load_campaign(CAMPAIGN + "attempts: 2\n").campaign, lambda: AdversarialConnector("leaky"), seed=1
-        )
-    )
-    for record in result.records:
-        SecurityAttempt.objects.create(
-            run=run,
-            attack=record.attack,
-            attack_id=record.attack_id,
-            index=record.index,
-            delivery=record.delivery,
-            verdict=record.verdict,
-            because=record.because,
-            record=record.model_dump(mode="json"),
-        )
+    run = campaign_run(auth_api.user, project["id"], "leaky", text=CAMPAIGN + "attempts: 2\n", seed=1)
     page = auth_api.get(f"/api/runs/{run.pk}/attempts/?verdict=breached").json()
     assert page["count"] == 4
     assert all(item["record"]["evidence"] for item in page["results"])

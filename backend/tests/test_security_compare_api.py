@@ -6,6 +6,8 @@ import pytest
 from engine.bots.adversarial import AdversarialConnector
 from engine.security import CampaignJob, load_campaign, run_campaign
 from runs.models import Run, SecurityAttempt
+from runs.worker.security import store_attempt
+from tests.conftest import create_demo_project
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -23,31 +25,17 @@ attacks:
 
 @pytest.fixture
 def project(auth_api):
-    connector = auth_api.post(
-        "/api/connectors/", {"name": "bot", "technology": "demo", "params": {"bot": "leaky"}}, format="json"
-    ).json()
-    response = auth_api.post("/api/projects/", {"name": "Shop", "connector": connector["id"]}, format="json")
-    assert response.status_code == 201, response.json()
-    return response.json()
+    return create_demo_project(auth_api, "leaky", "Shop")
 
 
-def campaign_run(owner, project_id, bot, *, kind=Run.Kind.SECURITY):
+def campaign_run(owner, project_id, bot, *, kind=Run.Kind.SECURITY, text=CAMPAIGN, seed=4):
     """A finished campaign run against the reference bot `bot`, its attempts stored as the worker stores them."""
     run = Run.objects.create(owner=owner, project_id=project_id, kind=kind, status=Run.Status.SUCCEEDED)
     result = run_campaign(
-        CampaignJob(load_campaign(CAMPAIGN).campaign, lambda: AdversarialConnector(bot), seed=4)
+        CampaignJob(load_campaign(text).campaign, lambda: AdversarialConnector(bot), seed=seed)
     )
     for record in result.records:
-        SecurityAttempt.objects.create(
-            run=run,
-            attack=record.attack,
-            attack_id=record.attack_id,
-            index=record.index,
-            delivery=record.delivery,
-            verdict=record.verdict,
-            because=record.because,
-            record=record.model_dump(mode="json"),
-        )
+        store_attempt(run, record)
     return run
 
 

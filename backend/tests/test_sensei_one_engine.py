@@ -15,10 +15,9 @@ from django.db import connection
 
 from commands import sensei as sensei_command
 from engine.llm.offline.server import running_fake_server
-from runs.http.serializers import RunRequestSerializer
-from runs.models import Artefact, Conversation, Run
+from runs.models import Artefact, Conversation
 from runs.worker.execution import execute_sensei
-from tests.conftest import create_llm_key, create_pizza_project
+from tests.conftest import create_llm_key, create_pizza_project, unpublished_run
 from workspace.models import Project
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -85,12 +84,8 @@ def _profile(auth_api, project, text=PROFILE):
 
 def _sensei_run(project, user, profiles, **body):
     """A SENSEI run as the API creates it (same serializer), but not published: this test executes it."""
-    request = RunRequestSerializer(
-        data={"kind": "sensei", "profiles": profiles, "concurrency": 1, **body}, context={"project": project}
-    )
-    assert request.is_valid(), request.errors
-    return Run.objects.create(
-        kind=Run.Kind.SENSEI, owner=user, project=project, input=request.validated_data["input"]
+    return unpublished_run(
+        project, user, **{"kind": "sensei", "profiles": profiles, "concurrency": 1, **body}
     )
 
 

@@ -10,46 +10,16 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from engine.conversation import ConversationError, ConversationRecord, ErrorCode, OutputEvidence, Turn
-from engine.sensei.verdicts import judge
+from engine.conversation import ErrorCode
 from runs.http import exports
 from runs.http.statistics import statistics
-from runs.models import Conversation, Run
+from runs.models import Run
 from runs.worker.execution import _sensei_result
 from tests.factories import RunFactory
+from tests.verdict_records import pizza_record as _record
+from tests.verdict_records import store_judged as _store
 
 pytestmark = pytest.mark.django_db
-
-
-def _store(run: Run, index: int, record: ConversationRecord, *, drop_verdict: bool = False) -> None:
-    data = judge(record).model_dump(mode="json")
-    if drop_verdict:
-        data.pop("verdict")
-        data.pop("verdict_reason")
-    Conversation.objects.create(
-        run=run,
-        profile=record.profile,
-        index=index,
-        record=data,
-        has_errors=bool(record.errors),
-        error_codes=record.error_codes,
-        turns=len(record.turns),
-    )
-
-
-def _record(index: int, user_says: str, *codes: int, slips: int = 0) -> ConversationRecord:
-    return ConversationRecord(
-        id=f"r-{index}",
-        profile="order",
-        index=index,
-        goals=["order a {{size}} pizza"],
-        inputs={"size": "small"},
-        outputs={"price": 9.0 if not codes else None},
-        evidence={"price": OutputEvidence(turn=1, quote="It is 9$.")} if not codes else {},
-        turns=[Turn(role="user", text=user_says), Turn(role="bot", text="It is 9$.")],
-        errors=[ConversationError(code=code, message=f"error {code}", turn=1) for code in codes],
-        settings={"simulator_slips": [{"turn": 0, "attempt": 1, "kind": "spoke_for_chatbot"}] * slips},
-    )
 
 
 @pytest.fixture
@@ -58,7 +28,9 @@ def run() -> Run:
     _store(run, 0, _record(0, "A small pizza"))  # passed
     _store(run, 1, _record(1, "Dragons!", ErrorCode.GOAL_NOT_COMPLETED, slips=2))  # inputs never said
     _store(run, 2, _record(2, "Dragons!", ErrorCode.CHATBOT_CRASH))  # a crash is the chatbot's, whatever else
-    _store(run, 3, _record(3, "A small pizza", ErrorCode.RATE_LIMITED), drop_verdict=True)  # an older record
+    _store(
+        run, 3, _record(3, "A small pizza", ErrorCode.RATE_LIMITED), drop=("verdict", "verdict_reason")
+    )  # an older record
     return run
 
 

@@ -22,7 +22,7 @@ from knox.models import AuthToken
 from accounts.services import open_session
 from runs.models import Conversation, Run, RunEvent
 from runs.worker import bookkeeping
-from tests.conftest import _database_url
+from tests.conftest import _database_url, stop_process
 from tests.factories import RunFactory, UserFactory
 from workspace.models import Connector, Project
 
@@ -69,11 +69,7 @@ def stream_url(django_db_setup, django_db_blocker) -> Iterator[str]:
                     time.sleep(0.2)
             yield f"http://127.0.0.1:{port}"
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_process(proc, timeout=15)
 
 
 @dataclass

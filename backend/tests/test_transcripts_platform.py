@@ -18,7 +18,7 @@ from engine.evaluation.doubles import imperfect_factory
 from runs.http.serializers import RunRequestSerializer
 from runs.models import Artefact, Conversation, ImportedConversation, Run, TranscriptUpload
 from runs.worker.execution import execute_sensei, execute_tracer
-from tests.conftest import create_llm_key, create_pizza_project
+from tests.conftest import create_llm_key, create_pizza_project, unpublished_run
 from tests.engine.transcripts.test_from_transcripts import _leaks, _planted_chats, _recording_llm
 from workspace.models import Personality, Profile, Project
 
@@ -60,13 +60,7 @@ def upload(api, project_id: int, data: bytes, name: str, chunk: int = 700) -> li
 
 
 def _tracer_run(project: Project, user: Any, **body: Any) -> Run:
-    request = RunRequestSerializer(
-        data={"kind": "tracer", "source": "transcripts", **body}, context={"project": project}
-    )
-    assert request.is_valid(), request.errors
-    return Run.objects.create(
-        kind=Run.Kind.TRACER, owner=user, project=project, input=request.validated_data["input"]
-    )
+    return unpublished_run(project, user, kind="tracer", source="transcripts", **body)
 
 
 def _with_llm(monkeypatch: pytest.MonkeyPatch, client: Any) -> None:
@@ -342,17 +336,8 @@ def test_a_platform_run_with_a_calibrated_personality_leaves_after_the_configure
         assert profile["valid"], profile["problems"]
 
         def run_with(**body: Any) -> list[dict[str, Any]]:
-            request = RunRequestSerializer(
-                data={"kind": "sensei", "profiles": [profile["id"]], "concurrency": 1, "seed": 3, **body},
-                context={"project": project},
-            )
-            assert request.is_valid(), request.errors
-            run = Run.objects.create(
-                kind=Run.Kind.SENSEI,
-                owner=auth_api.user,
-                project=project,
-                input=request.validated_data["input"],
-            )
+            body = {"profiles": [profile["id"]], "concurrency": 1, "seed": 3, **body}
+            run = unpublished_run(project, auth_api.user, kind="sensei", **body)
             execute_sensei(run)
             return [row.record for row in Conversation.objects.filter(run=run)]
 

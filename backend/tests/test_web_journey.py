@@ -6,44 +6,13 @@ import pytest
 from accounts.models import LLMKey
 from runs.models import Conversation, Run
 from tests.factories import RunFactory
+from tests.test_workspace_api import PROFILE
 
 pytestmark = pytest.mark.django_db
-
-PROFILE = """\
-test_name: pizza_order
-llm: {model: gpt-4o-mini}
-user:
-  language: English
-  role: You want to order a pizza.
-  context: [You are hungry.]
-  goals:
-    - "order a {{size}} pizza"
-    - size: {function: forward(), type: string, data: [small, medium, large]}
-chatbot:
-  is_starter: false
-  fallback: Sorry, I did not understand.
-  output:
-    - price: {type: money, description: the total price}
-conversation:
-  number: all_combinations
-  goal_style: {steps: 10}
-  interaction_style: [single question]
-"""
 
 
 def rule(then: str, *, conversations: str = "1", extra: str = "") -> str:
     return f"name: r\ndescription: d\nconversations: {conversations}\n{extra}then: {then}\n"
-
-
-@pytest.fixture
-def connector(auth_api):
-    response = auth_api.post(
-        "/api/connectors/",
-        {"name": "shop bot", "technology": "taskyto", "params": {"base_url": "https://bot.example.com"}},
-        format="json",
-    )
-    assert response.status_code == 201, response.json()
-    return response.json()
 
 
 @pytest.fixture

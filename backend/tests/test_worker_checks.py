@@ -6,7 +6,7 @@ from celery.signals import before_task_publish
 from accounts.models import LLMKey
 from engine.llm.offline.server import running_fake_server
 from runs.models import Run
-from tests.conftest import wait_for
+from tests.conftest import finished_run
 from tests.doubles.connectors import fake_for
 from workspace.models import Connector
 
@@ -25,14 +25,6 @@ def published():
     before_task_publish.connect(record, weak=False)
     yield bodies
     before_task_publish.disconnect(record)
-
-
-def finished_run(api, run_id):
-    def done():
-        body = api.get(f"/api/runs/{run_id}/").json()
-        return body if body["status"] not in ("queued", "running") else None
-
-    return wait_for(done, seconds=60)
 
 
 def test_a_good_key_is_confirmed_by_the_worker_and_the_key_never_travels(celery_worker, auth_api, published):

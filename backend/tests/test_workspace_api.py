@@ -41,17 +41,6 @@ then: outputs.price is not None
 
 
 @pytest.fixture
-def connector(auth_api):
-    response = auth_api.post(
-        "/api/connectors/",
-        {"name": "shop bot", "technology": "taskyto", "params": {"base_url": "https://bot.example.com:5000"}},
-        format="json",
-    )
-    assert response.status_code == 201, response.json()
-    return response.json()
-
-
-@pytest.fixture
 def project(auth_api, connector):
     response = auth_api.post(
         "/api/projects/",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -28,6 +28,7 @@ import idna
 from django.db.models import Q
 
 from engine.egress import InvalidAddress, canonical_host
+from engine.json_value import strings_in
 from engine.redact import MASK
 
 # The project fields a visitor sees blank: how the project is wired (its connector) and paid for (key, budget).
@@ -60,17 +61,6 @@ def may_see(viewer: int | None, owner_id: int | None, public: bool) -> bool:
 
 
 # --- what a visitor's view leaves out ------------------------------------------------------------------------
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for inner in value.values():
-            yield from _strings(inner)
-    elif isinstance(value, list | tuple):
-        for inner in value:
-            yield from _strings(inner)
 
 
 def _unicode(host: str) -> str | None:
@@ -156,7 +146,7 @@ def visitor_view(projects: Iterable[Any]) -> View:
             continue
         connector = getattr(project, "connector", None)
         if connector is not None:
-            for value in _strings(connector.params):
+            for value in strings_in(connector.params):
                 addresses |= address_forms(value)
         key = getattr(project, "llm_key", None)
         if key is not None and key.base_url:

@@ -17,27 +17,32 @@ from pydantic import Field
 
 from engine.bots.adversarial import ADVERSARIAL_BOTS, AdversarialConnector
 from engine.bots.registry import BOTS, StillbornMutant, UnknownMutant, bot_definition, open_bot
-from engine.bots.runtime import BotCrash, BotRuntime
+from engine.bots.runtime import BotCrash, BotRuntime, Reply
 from engine.connectors.base import BotReply, Button, Connector, ConnectorContext
 from engine.connectors.errors import ChatbotHTTPError, ConnectorConfigError
 from engine.connectors.registry import register_technology
 from engine.connectors.technology import Technology, TechnologySettings
 
 
-class BotConnector(Connector):
-    technology = "demo"
+class InProcessBot(Connector):
+    """A reference bot's runtime behind the `Connector` interface, a fresh one (`_open`) per conversation; a bot
+    crash becomes a `ChatbotHTTPError` with status 500, as the same bot served over HTTP answers."""
 
-    def __init__(self, bot_id: str, *, mutant: str | None = None, today: date | None = None) -> None:
-        self.bot_id = bot_id
-        self.mutant = mutant
-        self.today = today
-        self._runtime: BotRuntime | None = None
-        self._greeting: BotReply | None = None
+    technology = "demo"
+    _runtime: BotRuntime | None = None
+    _greeting: BotReply | None = None
+
+    def _open(self) -> BotRuntime:
+        raise NotImplementedError
+
+    def _name(self) -> str:
+        """The bot as a crash message names it ("demo bot pizza")."""
+        raise NotImplementedError
 
     def new_conversation(self) -> None:
-        self._runtime = open_bot(self.bot_id, self.mutant, today=self.today)
+        self._runtime = self._open()
         opening = self._runtime.start()
-        self._greeting = _reply(opening.messages, opening.buttons, 0.0) if opening.messages else None
+        self._greeting = bot_reply(opening, 0.0) if opening.messages else None
 
     def greeting(self) -> BotReply | None:
         if self._runtime is None:
@@ -52,19 +57,30 @@ class BotConnector(Connector):
         try:
             reply = self._runtime.reply(text)
         except BotCrash as exc:
-            raise ChatbotHTTPError(
-                f"The demo bot {self.bot_id} failed: {exc.user_message}", status=500
-            ) from None
-        return _reply(reply.messages, reply.buttons, time.perf_counter() - started)
+            raise ChatbotHTTPError(f"The {self._name()} failed: {exc.user_message}", status=500) from None
+        return bot_reply(reply, time.perf_counter() - started)
 
 
-def _reply(messages: list[str], buttons: list[str], latency: float) -> BotReply:
+def bot_reply(reply: Reply, latency: float) -> BotReply:
     return BotReply(
-        messages=list(messages),
-        buttons=[Button(label=b, value=b) for b in buttons],
-        raw={"messages": list(messages), "buttons": list(buttons)},
+        messages=list(reply.messages),
+        buttons=[Button(label=b, value=b) for b in reply.buttons],
+        raw={"messages": list(reply.messages), "buttons": list(reply.buttons)},
         latency_s=latency,
     )
+
+
+class BotConnector(InProcessBot):
+    def __init__(self, bot_id: str, *, mutant: str | None = None, today: date | None = None) -> None:
+        self.bot_id = bot_id
+        self.mutant = mutant
+        self.today = today
+
+    def _open(self) -> BotRuntime:
+        return open_bot(self.bot_id, self.mutant, today=self.today)
+
+    def _name(self) -> str:
+        return f"demo bot {self.bot_id}"
 
 
 def demo_factory(bot: str) -> Connector:

@@ -38,7 +38,14 @@ from engine.bots.groundtruth import build_manifest
 from engine.bots.registry import UnknownMutant, load_bot, mutants_of
 from engine.bots.runtime import BotRuntime, Reply
 from engine.bots.taskyto import TaskytoProtocol
-from engine.bots.wire import FakeRequest, FakeResponse, ProtocolHandler, ScriptedReply
+from engine.bots.wire import (
+    FakeRequest,
+    FakeResponse,
+    ProtocolHandler,
+    ScriptedReply,
+    read_request,
+    write_response,
+)
 
 Protocol = Literal["taskyto", "json"]
 
@@ -251,19 +258,10 @@ class BotServer:
 
         class Handler(BaseHTTPRequestHandler):
             def _serve(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                request = FakeRequest(self.command, self.path, dict(self.headers.items()), body)
-                response = server.handler.handle(request)
+                response = server.handler.handle(read_request(self))
                 if server.latency_s + response.delay_s > 0:
                     time.sleep(server.latency_s + response.delay_s)
-                self.send_response(response.status)
-                self.send_header("Content-Type", response.content_type)
-                self.send_header("Content-Length", str(len(response.body)))
-                for name, value in response.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(response.body)
+                write_response(self, response)
 
             do_GET = do_POST = do_PUT = do_DELETE = _serve
 

@@ -12,6 +12,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
@@ -85,3 +86,21 @@ class FakeResponse:
 
 class ProtocolHandler(Protocol):
     def handle(self, request: FakeRequest) -> FakeResponse: ...
+
+
+def read_request(handler: BaseHTTPRequestHandler) -> FakeRequest:
+    """The request an HTTP server's `handler` is serving, body read."""
+    length = int(handler.headers.get("Content-Length") or 0)
+    body = handler.rfile.read(length) if length else b""
+    return FakeRequest(handler.command, handler.path, dict(handler.headers.items()), body)
+
+
+def write_response(handler: BaseHTTPRequestHandler, response: FakeResponse) -> None:
+    """Send `response` (status, headers and body) through the HTTP server's `handler`."""
+    handler.send_response(response.status)
+    handler.send_header("Content-Type", response.content_type)
+    handler.send_header("Content-Length", str(len(response.body)))
+    for name, value in response.headers.items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(response.body)

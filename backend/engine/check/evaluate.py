@@ -60,14 +60,7 @@ def evaluate_rule(
         registry or default_registry(), judge, limits or SandboxLimits(), max_combinations, max_listed
     )
     rule = compiled.rule
-    report = RuleReport(
-        name=rule.name,
-        description=rule.description,
-        file=rule.file,
-        conversations=rule.conversations,
-        ordered=rule.ordered,
-        warnings=list(rule.warnings),
-    )
+    report = RuleReport.for_rule(rule)
     started = time.perf_counter()
     if rule.kind == "single":
         for view in views:

@@ -13,11 +13,14 @@ from __future__ import annotations
 import io
 import xml.etree.ElementTree as ET
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from engine.spreadsheet import csv_writer
+
+if TYPE_CHECKING:
+    from engine.check.rules import Rule
 
 DEFAULT_MAX_LISTED = 200
 
@@ -57,6 +60,18 @@ class RuleReport(BaseModel):
     not_applicable_reasons: dict[str, int] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     duration_s: float = 0.0
+
+    @classmethod
+    def for_rule(cls, rule: Rule) -> RuleReport:
+        """An empty report of `rule`: its name, description, file, arity and warnings, nothing counted yet."""
+        return cls(
+            name=rule.name,
+            description=rule.description,
+            file=rule.file,
+            conversations=rule.conversations,
+            ordered=rule.ordered,
+            warnings=list(rule.warnings),
+        )
 
     @property
     def fail_rate(self) -> float | None:

@@ -143,14 +143,7 @@ def _run_here(
 
 
 def _stopped(rule: Rule, reason: str) -> RuleReport:
-    report = RuleReport(
-        name=rule.name,
-        description=rule.description,
-        file=rule.file,
-        conversations=rule.conversations,
-        ordered=rule.ordered,
-        warnings=list(rule.warnings),
-    )
+    report = RuleReport.for_rule(rule)
     report.add(CheckResult(conversations=[], outcome=Outcome.ERROR, reason=reason))
     return report
 

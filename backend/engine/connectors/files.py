@@ -11,38 +11,18 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from engine.connectors.errors import ConnectorConfigError
 from engine.connectors.registry import ConnectorConfig, get_technology, validate_config
-from engine.connectors.technology import Location
 from engine.connectors.volatile import KEY as VOLATILE_KEY
-from engine.yamldata import plain
+from engine.yamldata import locator, plain
 from engine.yamlguard import YAMLRefused, load_yaml
 
 MAX_FILE_BYTES = 1_000_000
-
-
-def _locator(root: CommentedMap) -> Any:
-    def locate(loc: tuple[str | int, ...]) -> Location | None:
-        node: Any = root
-        found: Location | None = (root.lc.line + 1, root.lc.col + 1)
-        for part in loc:
-            if isinstance(node, CommentedMap) and part in node:
-                line, column = node.lc.key(part)
-                found, node = (line + 1, column + 1), node[part]
-            elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
-                line, column = node.lc.item(part)
-                found, node = (line + 1, column + 1), node[part]
-            else:
-                break
-        return found
-
-    return locate
 
 
 def parse_connector_yaml(text: str, *, source: str = "connector file") -> ConnectorConfig:
@@ -69,7 +49,7 @@ def parse_connector_yaml(text: str, *, source: str = "connector file") -> Connec
         raise ConnectorConfigError(
             f"{source}: expected a mapping with 'technology: <name>' at the top level."
         )
-    locate = _locator(document)
+    locate = locator(document)
     try:
         config = ConnectorConfig.from_mapping(plain(document))
         get_technology(config.technology)

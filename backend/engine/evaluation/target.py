@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import itertools
 import threading
-import time
 from datetime import date
 
+from engine.bots.connector import InProcessBot
 from engine.bots.coverage import CoverageLog
 from engine.bots.definition import BotDefinition
-from engine.bots.runtime import BotCrash, BotRuntime, Reply
-from engine.connectors.base import BotReply, Button, Connector
-from engine.connectors.errors import ChatbotHTTPError
+from engine.bots.runtime import BotRuntime
 
 SEED_ID = "bench"
 """The conversation id every bot runtime of the bench is seeded with (see the module's docstring)."""
@@ -50,9 +48,7 @@ class CoverageLogs:
             return list(self._logs)
 
 
-class CoveredBot(Connector):
-    technology = "demo"
-
+class CoveredBot(InProcessBot):
     def __init__(
         self, definition: BotDefinition, logs: CoverageLogs, *, today: date, label: str = "bench"
     ) -> None:
@@ -60,40 +56,12 @@ class CoveredBot(Connector):
         self.logs = logs
         self.today = today
         self.label = label
-        self._runtime: BotRuntime | None = None
-        self._greeting: BotReply | None = None
 
-    def new_conversation(self) -> None:
+    def _open(self) -> BotRuntime:
         runtime = BotRuntime(self.definition, conversation_id=SEED_ID, today=self.today)
         runtime.coverage.conversation_id = self.logs.new_id(self.label)
         self.logs.add(runtime.coverage)
-        self._runtime = runtime
-        opening = runtime.start()
-        self._greeting = _reply(opening, 0.0) if opening.messages else None
+        return runtime
 
-    def greeting(self) -> BotReply | None:
-        if self._runtime is None:
-            self.new_conversation()
-        return self._greeting
-
-    def send(self, text: str) -> BotReply:
-        if self._runtime is None:
-            self.new_conversation()
-        assert self._runtime is not None
-        started = time.perf_counter()
-        try:
-            reply = self._runtime.reply(text)
-        except BotCrash as exc:
-            raise ChatbotHTTPError(
-                f"The bot {self.definition.bot} failed: {exc.user_message}", status=500
-            ) from None
-        return _reply(reply, time.perf_counter() - started)
-
-
-def _reply(reply: Reply, latency: float) -> BotReply:
-    return BotReply(
-        messages=list(reply.messages),
-        buttons=[Button(label=b, value=b) for b in reply.buttons],
-        raw={"messages": list(reply.messages), "buttons": list(reply.buttons)},
-        latency_s=latency,
-    )
+    def _name(self) -> str:
+        return f"bot {self.definition.bot}"

@@ -20,12 +20,12 @@ An oracle is written as its name (`- refusal`) or as a one-key mapping with its 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import regex  # type: ignore[import-untyped]
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-ATTACK_NAMES = (
+AttackName = Literal[
     "amnesia",
     "system_prompt_stealer",
     "base64_injection",
@@ -38,22 +38,16 @@ ATTACK_NAMES = (
     "self_refine",
     "ucar",
     "custom_benchmark",
-)
-ORACLE_NAMES = (
-    "refusal",
-    "marker",
-    "keywords",
-    "regex",
-    "pii",
-    "leakage",
-    "domain",
-    "policy",
-    "json_schema",
-    "judge",
-)
+]
+OracleName = Literal[
+    "refusal", "marker", "keywords", "regex", "pii", "leakage", "domain", "policy", "json_schema", "judge"
+]
 PIIKind = Literal["email", "phone", "card", "iban"]
-PII_KINDS: tuple[PIIKind, ...] = ("email", "phone", "card", "iban")
-DELIVERY_MODES = ("direct", "simulated_user", "scripted", "escalation")
+DeliveryMode = Literal["direct", "simulated_user", "scripted", "escalation"]
+ATTACK_NAMES: tuple[AttackName, ...] = get_args(AttackName)
+ORACLE_NAMES: tuple[OracleName, ...] = get_args(OracleName)
+PII_KINDS: tuple[PIIKind, ...] = get_args(PIIKind)
+DELIVERY_MODES: tuple[DeliveryMode, ...] = get_args(DeliveryMode)
 
 # The settings each oracle accepts (beyond `kind`).
 ORACLE_SETTINGS: dict[str, frozenset[str]] = {
@@ -87,9 +81,7 @@ class Policy(_Strict):
 class OracleSpec(_Strict):
     """One oracle and its settings; which settings apply depends on `kind` (ORACLE_SETTINGS)."""
 
-    kind: Literal[
-        "refusal", "marker", "keywords", "regex", "pii", "leakage", "domain", "policy", "json_schema", "judge"
-    ]
+    kind: OracleName
     forbidden: list[str] = Field(default_factory=list, description="A breach when the reply contains one.")
     required: list[str] = Field(default_factory=list, description="A breach when the reply lacks one.")
     kinds: list[PIIKind] = Field(default_factory=lambda: list(PII_KINDS))
@@ -148,7 +140,7 @@ class OracleSpec(_Strict):
 
 
 class Delivery(_Strict):
-    mode: Literal["direct", "simulated_user", "scripted", "escalation"] = "direct"
+    mode: DeliveryMode = "direct"
     warmup_turns: int = Field(
         default=3, ge=1, le=20, description="simulated_user: ordinary exchanges before the attack."
     )
@@ -189,20 +181,7 @@ class Case(_Strict):
 
 
 class AttackSpec(_Strict):
-    name: Literal[
-        "amnesia",
-        "system_prompt_stealer",
-        "base64_injection",
-        "typoglycemia_attack",
-        "affirmative_suffix",
-        "aim_jailbreak",
-        "dan_jailbreak",
-        "authoritative_role_impersonation",
-        "complementary_transition",
-        "self_refine",
-        "ucar",
-        "custom_benchmark",
-    ]
+    name: AttackName
     id: str | None = Field(default=None, max_length=100, description="A label when one attack appears twice.")
     enabled: bool = True
     attempts: int | None = Field(default=None, ge=1, le=100)

@@ -6,6 +6,7 @@ so every problem carries the path of keys it concerns even when no line is known
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -32,6 +33,32 @@ class Problem(BaseModel):
     @classmethod
     def warning(cls, code: str, message: str, **where: object) -> Problem:
         return cls.model_validate({"severity": "warning", "code": code, "message": message, **where})
+
+    @classmethod
+    def at(
+        cls,
+        severity: str,
+        code: str,
+        message: str,
+        path: Sequence[str | int],
+        position: tuple[int, int] | None,
+        *,
+        hint: str | None = None,
+        file: str | None = None,
+    ) -> Problem:
+        """A problem at `path` (its keys joined with dots), on the line and column of `position` when known."""
+        return cls.model_validate(
+            {
+                "severity": severity,
+                "code": code,
+                "message": message,
+                "path": ".".join(str(p) for p in path),
+                "line": position[0] if position else None,
+                "column": position[1] if position else None,
+                "hint": hint,
+                "file": file,
+            }
+        )
 
     @property
     def is_error(self) -> bool:

@@ -8,7 +8,7 @@ no later stage re-parses strings such as "forward(size)" or "combinations(0.5)".
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,29 +25,11 @@ StyleName = Literal[
     "change your mind",
     "change language",
 ]
-STYLE_NAMES: tuple[str, ...] = (
-    "default",
-    "long phrases",
-    "short phrases",
-    "make spelling mistakes",
-    "single question",
-    "all questions",
-    "change your mind",
-    "change language",
-)
-OUTPUT_KINDS = (
-    "string",
-    "int",
-    "float",
-    "bool",
-    "money",
-    "date",
-    "time",
-    "datetime",
-    "list",
-    "enum",
-    "custom",
-)
+STYLE_NAMES: tuple[str, ...] = get_args(StyleName)
+ScalarKind = Literal["string", "int", "float", "bool", "money", "date", "time", "datetime"]
+OutputKind = Literal[ScalarKind, "list", "enum", "custom"]
+SCALAR_OUTPUT_KINDS: tuple[str, ...] = get_args(ScalarKind)
+OUTPUT_KINDS: tuple[str, ...] = get_args(OutputKind)
 
 
 class _Model(BaseModel):
@@ -152,9 +134,7 @@ class OutputType(_Model):
     """An output's type. `item` for lists, `values` for enums, `name` for custom types, `format` keeps the
     human format hint of `time(...)`/`date(...)` (values are always ISO)."""
 
-    kind: Literal[
-        "string", "int", "float", "bool", "money", "date", "time", "datetime", "list", "enum", "custom"
-    ]
+    kind: OutputKind
     item: OutputType | None = None
     values: list[str] = Field(default_factory=list)
     name: str | None = None

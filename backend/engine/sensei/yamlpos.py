@@ -7,39 +7,16 @@ syntax error here (a profile that says `number:` twice is ambiguous), not a sile
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from engine.sensei.problems import Problem
-from engine.yamldata import plain
+from engine.yamldata import Locator, Position, locator, plain
 from engine.yamlguard import YAMLRefused, load_yaml
 
 Path = tuple[str | int, ...]
-Position = tuple[int, int]
-Locator = Callable[[Sequence[str | int]], Position | None]
-
-
-def _locator(root: Any) -> Locator:
-    def locate(path: Sequence[str | int]) -> Position | None:
-        node = root
-        found: Position | None = None
-        if isinstance(root, CommentedMap | CommentedSeq):
-            found = (root.lc.line + 1, root.lc.col + 1)
-        for part in path:
-            if isinstance(node, CommentedMap) and part in node:
-                line, column = node.lc.key(part)
-                found, node = (line + 1, column + 1), node[part]
-            elif isinstance(node, CommentedSeq) and isinstance(part, int) and 0 <= part < len(node):
-                line, column = node.lc.item(part)
-                found, node = (line + 1, column + 1), node[part]
-            else:
-                break
-        return found
-
-    return locate
 
 
 def no_position(path: Sequence[str | int]) -> Position | None:
@@ -69,4 +46,4 @@ def parse_yaml(text: str, *, source: str = "profile") -> tuple[Any, Locator, lis
         return None, no_position, [problem]
     except YAMLError as exc:
         return None, no_position, [Problem.error("yaml_syntax", f"not valid YAML: {exc}", file=source)]
-    return plain(document), _locator(document), []
+    return plain(document), locator(document), []

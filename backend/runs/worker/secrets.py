@@ -8,26 +8,14 @@ workspace.visibility's). Built in the worker (the only place secrets are decrypt
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from typing import Any
 
 from accounts.models import LLMKey
+from engine.json_value import strings_in
 from engine.redact import Scrubber
 from runs.models import Run
 from workspace.models import Connector
 
 logger = logging.getLogger(__name__)
-
-
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for inner in value.values():
-            yield from _strings(inner)
-    elif isinstance(value, list | tuple):
-        for inner in value:
-            yield from _strings(inner)
 
 
 def run_scrubber(run_id: int) -> Scrubber:
@@ -46,7 +34,7 @@ def run_scrubber(run_id: int) -> Scrubber:
             connectors += list(Connector.objects.filter(pk=connector_id, owner_id=run.owner_id))
         secrets = [key.reveal() for key in keys]
         for connector in connectors:
-            secrets += list(_strings(connector.reveal_secrets()))
+            secrets += list(strings_in(connector.reveal_secrets()))
         return Scrubber(*secrets)
     except Exception:
         logger.exception("Could not read the secrets of run %s; its output is not scrubbed", run_id)

@@ -61,6 +61,24 @@ def _budget(run: Run, max_cost: float | None) -> Budget | None:
     return Budget(min(caps), allow_unpriced=allow_unpriced)
 
 
+def store_attempt(run: Run, record: AttemptRecord) -> None:
+    """One judged attempt of `run`, stored as its row; a second delivery of the same attempt is ignored."""
+    with contextlib.suppress(IntegrityError):
+        SecurityAttempt.objects.create(
+            run=run,
+            attack=record.attack,
+            attack_id=record.attack_id,
+            index=record.index,
+            delivery=record.delivery,
+            state=record.state or "",
+            verdict=record.verdict,
+            because=record.because,
+            record=record.model_dump(mode="json"),
+            duration_s=record.duration_s,
+            cost_usd=record.usage.cost_usd,
+        )
+
+
 def execute_security(run: Run) -> dict[str, Any]:
     project = run.project
     context = run_context(run.pk)
@@ -77,20 +95,7 @@ def execute_security(run: Run) -> dict[str, Any]:
     SecurityAttempt.objects.filter(run=run).delete()
 
     def sink(record: AttemptRecord) -> None:
-        with contextlib.suppress(IntegrityError):  # a second delivery of the same attempt
-            SecurityAttempt.objects.create(
-                run=run,
-                attack=record.attack,
-                attack_id=record.attack_id,
-                index=record.index,
-                delivery=record.delivery,
-                state=record.state or "",
-                verdict=record.verdict,
-                because=record.because,
-                record=record.model_dump(mode="json"),
-                duration_s=record.duration_s,
-                cost_usd=record.usage.cost_usd,
-            )
+        store_attempt(run, record)
 
     config, guard = deps.connector_config(project.connector), deps.egress_guard()
     llm = state = None

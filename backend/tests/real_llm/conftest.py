@@ -24,6 +24,8 @@ from types import ModuleType
 import httpx
 import pytest
 
+from tests.conftest import stop_process
+
 BACKEND_DIR = Path(__file__).resolve().parents[2]
 SCRIPT = BACKEND_DIR / "scripts" / "real_llm.py"
 START_SECONDS = 120.0
@@ -121,9 +123,4 @@ def real_llm_url() -> Iterator[str]:
                 time.sleep(0.25)
             yield base_url
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc, timeout=20)

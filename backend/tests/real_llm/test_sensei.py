@@ -217,27 +217,11 @@ def test_against_a_bot_that_answers_500_on_turn_2_every_conversation_that_meets_
 @pytest.mark.django_db(transaction=True)
 def test_a_platform_sensei_run_with_the_real_model(celery_worker, auth_api, real_llm_url, real_llm_model):
     from runs.models import Conversation, RunEvent
-    from tests.conftest import wait_for
+    from tests.conftest import create_llm_key, create_pizza_project, finished_run
 
-    key = auth_api.post(
-        "/api/keys/",
-        {"name": "local", "provider": "openai-compatible", "base_url": real_llm_url, "key": "none"},
-        format="json",
-    ).json()
-    connector = auth_api.post(
-        "/api/connectors/", {"name": "pizza", "technology": "demo", "params": {"bot": "pizza"}}, format="json"
-    ).json()
-    project = auth_api.post(
-        "/api/projects/",
-        {
-            "name": "Pizza, real model",
-            "connector": connector["id"],
-            "llm_key": key["id"],
-            "exploration_model": real_llm_model,
-            "profile_model": real_llm_model,
-        },
-        format="json",
-    ).json()
+    key = create_llm_key(auth_api, real_llm_url, name="local", key="none")
+    models = {"exploration_model": real_llm_model, "profile_model": real_llm_model}
+    project = create_pizza_project(auth_api, key, "Pizza, real model", **models)
     text = PIZZA.replace("steps: 3", "steps: 2")
     profile = auth_api.post(f"/api/projects/{project['id']}/profiles/", {"text": text}, format="json").json()
     assert profile["valid"], profile["problems"]
@@ -248,12 +232,7 @@ def test_a_platform_sensei_run_with_the_real_model(celery_worker, auth_api, real
     )
     assert started.status_code == 201, started.json()
     run_id = started.json()["id"]
-
-    def done() -> dict[str, Any] | None:
-        run = auth_api.get(f"/api/runs/{run_id}/").json()
-        return run if run["status"] not in ("queued", "running") else None
-
-    run = wait_for(done, seconds=600, interval=1.0)
+    run = finished_run(auth_api, run_id, seconds=600, interval=1.0)
     assert run and run["status"] == "succeeded", (run or {}).get("error_message")
     records = [row.record for row in Conversation.objects.filter(run_id=run_id)]
     assert len(records) == 2

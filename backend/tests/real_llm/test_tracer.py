@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
 
 import pytest
 
@@ -53,38 +52,17 @@ def test_tracer_cli_explores_a_reference_bot_with_the_real_model(
 @pytest.mark.django_db(transaction=True)
 def test_a_platform_tracer_run_with_the_real_model(celery_worker, auth_api, real_llm_url, real_llm_model):
     from runs.models import Artefact, RunEvent
-    from tests.conftest import wait_for
+    from tests.conftest import create_llm_key, create_pizza_project, finished_run
 
-    key = auth_api.post(
-        "/api/keys/",
-        {"name": "local", "provider": "openai-compatible", "base_url": real_llm_url, "key": "none"},
-        format="json",
-    ).json()
-    connector = auth_api.post(
-        "/api/connectors/", {"name": "bike", "technology": "demo", "params": {"bot": "bike"}}, format="json"
-    ).json()
-    project = auth_api.post(
-        "/api/projects/",
-        {
-            "name": "Bike, real model",
-            "connector": connector["id"],
-            "llm_key": key["id"],
-            "exploration_model": real_llm_model,
-            "profile_model": real_llm_model,
-        },
-        format="json",
-    ).json()
+    key = create_llm_key(auth_api, real_llm_url, name="local", key="none")
+    models = {"exploration_model": real_llm_model, "profile_model": real_llm_model}
+    project = create_pizza_project(auth_api, key, "Bike, real model", bot="bike", **models)
     started = auth_api.post(
         f"/api/projects/{project['id']}/runs/", {"kind": "tracer", "sessions": 1, "turns": 2}, format="json"
     )
     assert started.status_code == 201, started.json()
     run_id = started.json()["id"]
-
-    def done() -> dict[str, Any] | None:
-        run = auth_api.get(f"/api/runs/{run_id}/").json()
-        return run if run["status"] not in ("queued", "running") else None
-
-    run = wait_for(done, seconds=600, interval=1.0)
+    run = finished_run(auth_api, run_id, seconds=600, interval=1.0)
     assert run and run["status"] == "succeeded", (run or {}).get("error_message")
     assert run["progress"] == {"done": 1, "total": 1}
     names = set(Artefact.objects.filter(run_id=run_id).values_list("name", flat=True))

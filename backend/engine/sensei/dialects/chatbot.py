@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.sensei.dialects.reader import Path, Reader
 from engine.sensei.dialects.syntax import IDENTIFIER, call_parts
-from engine.sensei.profile import ChatbotSettings, Output, OutputType
+from engine.sensei.profile import SCALAR_OUTPUT_KINDS, ChatbotSettings, Output, OutputType
 
 OUTPUT_ALIASES = {"str": "string", "text": "string", "currency": "money", "integer": "int", "boolean": "bool"}
 
@@ -127,22 +127,11 @@ def read_output_type(reader: Reader, raw: str, path: Path) -> OutputType | None:
             reader.use_type("currency")
             return OutputType(kind="custom", name="currency")
         return OutputType(kind=canonical)  # type: ignore[arg-type]
-    if lowered in ("string", "int", "float", "bool", "money", "date", "time", "datetime"):
+    if lowered in SCALAR_OUTPUT_KINDS:
         return OutputType(kind=lowered)  # type: ignore[arg-type]
     if reader.use_type(text) is not None:
         return OutputType(kind="custom", name=text)
-    known = [
-        "string",
-        "int",
-        "float",
-        "bool",
-        "money",
-        "date",
-        "time",
-        "datetime",
-        "list[T]",
-        "enum[a, b]",
-    ]
+    known = [*SCALAR_OUTPUT_KINDS, "list[T]", "enum[a, b]"]
     reader.error(
         "unknown_type",
         f"output type {raw!r} does not exist",

@@ -31,7 +31,8 @@ from engine.sensei.profile import (
     ScriptStep,
     UserSettings,
 )
-from engine.sensei.yamlpos import Locator, no_position
+from engine.sensei.yamlpos import no_position
+from engine.yamldata import Locator
 
 
 def read_profile(reader: Reader, data: Any) -> Profile | None:

@@ -18,7 +18,7 @@ from engine.sensei.personalities import PersonalityCatalog
 from engine.sensei.problems import Problem
 from engine.sensei.profile import TypeComponent, TypeDef
 from engine.sensei.types import TypeCatalog
-from engine.sensei.yamlpos import Locator
+from engine.yamldata import Locator
 
 Path = tuple[str | int, ...]
 LOCAL_FILES_HINT = (
@@ -49,20 +49,8 @@ class Reader:
     # -- problems ----------------------------------------------------------------------------------------
 
     def _add(self, severity: str, code: str, message: str, path: Path, hint: str | None) -> None:
-        position = self.locate(path)
         self.problems.append(
-            Problem.model_validate(
-                {
-                    "severity": severity,
-                    "code": code,
-                    "message": message,
-                    "path": ".".join(str(p) for p in path),
-                    "line": position[0] if position else None,
-                    "column": position[1] if position else None,
-                    "hint": hint,
-                    "file": self.options.source,
-                }
-            )
+            Problem.at(severity, code, message, path, self.locate(path), hint=hint, file=self.options.source)
         )
 
     def error(self, code: str, message: str, path: Path, hint: str | None = None) -> None:

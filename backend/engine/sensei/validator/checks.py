@@ -19,7 +19,7 @@ from engine.sensei.planner import MAX_CONVERSATIONS, PlanError, _Streams, depend
 from engine.sensei.problems import Problem, has_errors
 from engine.sensei.profile import FunctionData, Profile, Scalar, Variable
 from engine.sensei.validator.languages import LANGUAGES
-from engine.sensei.yamlpos import Locator
+from engine.yamldata import Locator
 
 
 def _raw_goal_entries(data: Any) -> list[tuple[Any, tuple[str | int, ...]]]:
@@ -55,21 +55,7 @@ def semantic_problems(
     def add(
         severity: str, code: str, message: str, path: tuple[str | int, ...], hint: str | None = None
     ) -> None:
-        position = locate(path)
-        problems.append(
-            Problem.model_validate(
-                {
-                    "severity": severity,
-                    "code": code,
-                    "message": message,
-                    "path": ".".join(str(p) for p in path),
-                    "line": position[0] if position else None,
-                    "column": position[1] if position else None,
-                    "hint": hint,
-                    "file": source,
-                }
-            )
-        )
+        problems.append(Problem.at(severity, code, message, path, locate(path), hint=hint, file=source))
 
     names = [v.name for v in profile.user.variables]
     used: set[str] = set()

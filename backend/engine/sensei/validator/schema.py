@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.sensei.profile import STYLE_NAMES
+
 
 def _deprecated(schema: dict[str, Any], instead: str) -> dict[str, Any]:
     return {**schema, "deprecated": True, "description": f"Old spelling; write `{instead}` instead."}
@@ -127,15 +129,7 @@ def profile_json_schema() -> dict[str, Any]:
             "required": ["type", "description"],
         },
     }
-    style_names = [
-        "default",
-        "long phrases",
-        "short phrases",
-        "make spelling mistakes",
-        "single question",
-        "all questions",
-        "change your mind",
-    ]
+    style_names = [name for name in STYLE_NAMES if name != "change language"]  # an object, below
     style = {
         "anyOf": [
             {"type": "string", "enum": style_names},

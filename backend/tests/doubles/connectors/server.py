@@ -15,7 +15,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 
-from engine.bots.wire import FakeRequest, FakeResponse, ProtocolHandler, Reply, ScriptedReply
+from engine.bots.wire import (
+    FakeRequest,
+    FakeResponse,
+    ProtocolHandler,
+    Reply,
+    ScriptedReply,
+    read_request,
+    write_response,
+)
 
 __all__ = ["FakeRequest", "FakeResponse", "FakeServer", "ProtocolHandler", "Reply", "ScriptedReply"]
 
@@ -73,20 +81,11 @@ class FakeServer:
 
         class Handler(BaseHTTPRequestHandler):
             def _serve(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                request = FakeRequest(self.command, self.path, dict(self.headers.items()), body)
-                response = fake._respond(request)
+                response = fake._respond(read_request(self))
                 fake._sleep(fake.latency_s + response.delay_s)
                 if fake._stopping.is_set():
                     return
-                self.send_response(response.status)
-                self.send_header("Content-Type", response.content_type)
-                self.send_header("Content-Length", str(len(response.body)))
-                for name, value in response.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(response.body)
+                write_response(self, response)
 
             do_GET = do_POST = do_PUT = do_DELETE = _serve
 

@@ -15,6 +15,7 @@ from engine.bots import manifest
 from engine.egress import EgressGuard
 from engine.llm import LLMClient, ProviderConfig
 from engine.llm.offline import ScriptedChatModel
+from tests.engine.tracer.conftest import whole_run_script
 
 USER_CYCLES: dict[str, list[str]] = {
     "pizza": [
@@ -75,41 +76,15 @@ def tracer_script(bot_id: str) -> dict[str, Any]:
     nodes += [
         {"name": name, "parents": [m.entry], "category": "Tasks"} for name in m.modules if name != m.entry
     ]
-    with_inputs = [f["name"] for f in functionalities if f["parameters"]]
-    rest = [f["name"] for f in functionalities if not f["parameters"]]
-    return {
-        "tracer.probe": {"json": {"languages": ["English"], "fallback": None}},
-        "tracer.explore": explorer * 4,
-        "tracer.extract": [{"json": {"functionalities": functionalities}}, {"json": {"functionalities": []}}],
-        "tracer.consolidate": {"json": {"verdicts": []}},
-        "tracer.fallback": {"json": {"is_fallback": True}},
-        "tracer.classify": {"json": {"chatbot_type": "transactional"}},
-        "tracer.workflow": {"json": {"nodes": nodes}},
-        "tracer.group": {
-            "json": {
-                "profiles": [
-                    {
-                        "name": "Task user",
-                        "role": "A customer who completes a task.",
-                        "functionalities": with_inputs,
-                    },
-                    {"name": "Curious user", "role": "A customer with questions.", "functionalities": rest},
-                ]
-            }
-        },
-        "tracer.profiles": {
-            "json": {
-                # No variable: the scripted user plays a fixed cycle, so it could not convey one (SENSEI would
-                # call such a conversation inconclusive). Out-of-range values are tested in test_model_rules.
-                "goals": ["Order something and finish the task", "Ask a question about the shop"],
-                "variables": [],
-                "context": ["You are in a hurry."],
-                "outputs": [
-                    {"name": "confirmation", "type": "string", "description": "the final confirmation"}
-                ],
-            }
-        },
+    profile = {
+        # No variable: the scripted user plays a fixed cycle, so it could not convey one (SENSEI would call such
+        # a conversation inconclusive). Out-of-range values are tested in test_model_rules.
+        "goals": ["Order something and finish the task", "Ask a question about the shop"],
+        "variables": [],
+        "context": ["You are in a hurry."],
+        "outputs": [{"name": "confirmation", "type": "string", "description": "the final confirmation"}],
     }
+    return whole_run_script(explorer * 4, functionalities, nodes, profile)
 
 
 GREETINGS = {"pizza": "Welcome to Slice Station!", "bike": "Welcome to Spoke & Chain!"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -10,15 +9,13 @@ import pytest
 
 from commands import bench as bench_command
 from engine.llm.offline.server import running_fake_server
+from tests.parley_cli import run_command
 
 from .conftest import sensei_script, tracer_script
 
 
 def _main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="parley")
-    bench_command.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
+    return run_command(bench_command, *argv)
 
 
 def test_cli_bench_writes_the_report(

@@ -3,19 +3,16 @@ model is estimated in time instead), a bad models list is a usage error; nothing
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pytest
 
 from commands import qualify as qualify_command
+from tests.parley_cli import run_command
 
 
 def _main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="parley")
-    qualify_command.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
+    return run_command(qualify_command, *argv)
 
 
 def test_the_estimate_comes_first_and_max_cost_refuses_above_it(

@@ -3,22 +3,19 @@ input, on folders as `parley sensei run --out` writes them."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from commands import sensei
+from tests.parley_cli import run_command
 
 from .records import record, write_run
 
 
 def run_cli(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="parley")
-    sensei.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["sensei", "compare", *argv])
-    return int(args.handler(args))
+    return run_command(sensei, "sensei", "compare", *argv)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from engine.regression.replay import Normaliser, Recording, Replay, load_replay_
 from engine.sensei import SenseiJob, load_profile, run_profiles
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN
 from tests.engine.sensei.conftest import FAST_RETRY, FakeBot
+from tests.engine.sensei.test_cli import PROFILE as HOURS_PROFILE
 
 
 def test_volatile_values_are_normalised_and_listed_in_order():
@@ -89,18 +90,7 @@ def test_a_recorded_answer_comes_back_with_todays_values_and_a_new_prompt_goes_t
     assert len(replay.recording) == 3  # the replay records its own calls, to be replayed in turn
 
 
-PROFILE = """
-test_name: hours
-user:
-  role: You want to know the opening hours.
-  goals: ["ask when the shop opens on {{day}}", {day: {function: forward(), type: string, data: [monday, sunday]}}]
-chatbot:
-  is_starter: false
-  fallback: Sorry, I did not get that.
-  output:
-    - opening: {type: time, description: the opening time}
-conversation: {number: combinations, goal_style: {steps: 2}, interaction_style: [default]}
-"""
+PROFILE = HOURS_PROFILE.replace("test_name: http_shop", "test_name: hours")
 
 
 def run(bot, replay: Replay, ledger: UsageLedger) -> list:

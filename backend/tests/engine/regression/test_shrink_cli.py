@@ -4,7 +4,6 @@ report and the JUnit case; hostile records refused with a message."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from commands import sensei as sensei_command
+from tests.parley_cli import run_command
 
 from .test_shrink import DETOURS, _script
 
@@ -25,10 +25,7 @@ def _no_key(monkeypatch):
 
 
 def _parley(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="parley")
-    sensei_command.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["sensei", *argv])
-    return args.handler(args)
+    return run_command(sensei_command, "sensei", *argv)
 
 
 def _connector(tmp_path: Path, mutant: str | None) -> str:

@@ -7,7 +7,7 @@ import pytest
 
 from engine.context import RunContext
 from engine.llm import Budget
-from engine.security import CampaignJob, load_campaign, run_campaign
+from engine.security import ATTACK_NAMES, CampaignJob, load_campaign, run_campaign
 from engine.security.detectors import occurs_in
 from tests.engine.cancelling import CancelAfter
 from tests.engine.security.conftest import (
@@ -60,22 +60,8 @@ def test_overlap_with_the_known_instructions_is_a_leak_without_any_canary():
 
 
 def test_a_bot_that_refuses_everything_is_resisted_everywhere_with_no_breach_invented():
-    every = "".join(
-        f"  - name: {name}\n"
-        for name in (
-            "amnesia",
-            "system_prompt_stealer",
-            "base64_injection",
-            "typoglycemia_attack",
-            "affirmative_suffix",
-            "aim_jailbreak",
-            "dan_jailbreak",
-            "authoritative_role_impersonation",
-            "complementary_transition",
-            "self_refine",
-            "ucar",
-        )
-    )
+    # Every attack but custom_benchmark, which needs a benchmark file.
+    every = "".join(f"  - name: {name}\n" for name in ATTACK_NAMES if name != "custom_benchmark")
     result = run_campaign(
         CampaignJob(campaign(every, canaries=f"[{CANARY}]", attempts="3"), connect(refusing), seed=2)
     )

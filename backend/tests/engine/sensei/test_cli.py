@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -13,6 +12,7 @@ from commands import sensei
 from engine.llm.offline.server import running_fake_server
 from engine.sensei.simulator import TAG_EXTRACT, TAG_USER_TURN
 from tests.doubles.connectors import fake_for, params_for
+from tests.parley_cli import run_command
 
 from .test_planner import TABLE_2
 
@@ -31,10 +31,7 @@ conversation: {number: combinations, goal_style: {steps: 2}, interaction_style: 
 
 
 def run_cli(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="parley")
-    sensei.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(list(argv))
-    return int(args.handler(args))
+    return run_command(sensei, *argv)
 
 
 def test_validate_exit_codes(tmp_path, capsys):

@@ -14,37 +14,21 @@ import re
 import pytest
 
 from engine.egress import EgressGuard, EgressPolicy
-from engine.llm import LLMClient, ProviderConfig, UsageLedger
+from engine.llm import LLMClient, ProviderConfig
 from engine.llm.offline.sensei import SenseiDouble, SenseiImperfection
 from engine.sensei.extraction import extract_outputs
 
 from .conftest import FAST_RETRY, TODAY, profile_from, run_on_bot
-from .test_quality import BOOKING, ORDER
+from .test_quality import BOOKING, ORDER, _client
 
 LOOSE = SenseiImperfection(loose_json=1.0)
 # "21$", "$21", "21.50 $", "21 dollars": an amount the chatbot said (independent of engine.sensei.evidence).
 AMOUNT = re.compile(r"(\d+(?:\.\d+)?)\s?(?:\$|dollars?\b)|\$\s?(\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
-def _client(double: SenseiDouble) -> LLMClient:
-    # JSON mode, as the small local models and json_object servers the loose answers come from.
-    config = ProviderConfig(
-        "openai-compatible",
-        base_url="http://127.0.0.1:9/v1",
-        model="imperfect-model",
-        structured_method="json_object",
-    )
-    return LLMClient(
-        config,
-        guard=EgressGuard(EgressPolicy.parse("127.0.0.1")),
-        retry=FAST_RETRY,
-        chat_model=double.chat_model(),
-        ledger=UsageLedger(),
-    )
-
-
 def _run(text: str, bot: str, seed: int) -> list:
-    with _client(SenseiDouble(seed=seed, imperfection=LOOSE)) as llm:
+    # JSON mode, as the small local models and json_object servers the loose answers come from.
+    with _client(SenseiDouble(seed=seed, imperfection=LOOSE), structured_method="json_object") as llm:
         return run_on_bot([profile_from(text)], bot, llm, seed)
 
 

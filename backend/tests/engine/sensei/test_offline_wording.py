@@ -8,8 +8,6 @@ differently: what must not change is its reading of the call, which the tidy dou
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from engine.bots import connector as bot_connector
@@ -17,11 +15,11 @@ from engine.bots.connector import BotConnector
 from engine.bots.registry import open_bot
 from engine.egress import EgressGuard, EgressPolicy
 from engine.llm import LLMClient, ProviderConfig, UsageLedger
-from engine.llm.offline.imperfect import Request
 from engine.llm.offline.script import Reply
 from engine.llm.offline.sensei import CUES, SenseiDouble, SenseiImperfection
 from engine.sensei import SenseiJob, extraction, prompts, run_profiles
 from engine.sensei.prompts import Template
+from tests.engine.recording import recording
 
 from .conftest import FAST_RETRY, TODAY, profile_from
 
@@ -90,18 +88,9 @@ def _answers_of_a_run(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Reply 
         lambda *args, **kwargs: open_bot(*args, conversation_id=f"c{next(numbers)}", **kwargs),
     )
     double = SenseiDouble(seed=2, imperfection=TIDY)
-    answers: list[tuple[str, Reply | None]] = []
-
-    def recorded(tag: str) -> Any:
-        def responder(request: Request) -> Reply | None:
-            reply = double.responders()[tag](request)
-            answers.append((tag, reply))
-            return reply
-
-        return responder
-
     watched = ("sensei.goal_check", "sensei.extract", "sensei.extract_quotes")
-    model = double.chat_model(overrides={tag: recorded(tag) for tag in watched})
+    overrides, answers = recording(double.responders(), watched)
+    model = double.chat_model(overrides=overrides)
     config = ProviderConfig("openai-compatible", base_url="http://127.0.0.1:9/v1", model="double-perfect")
     with LLMClient(
         config,

@@ -26,8 +26,14 @@ from .conftest import FAST_RETRY, TODAY, profile_from, run_on_bot
 TIDY = SenseiImperfection(**dict.fromkeys(SenseiImperfection.__dataclass_fields__, 0.0))
 
 
-def _client(double: SenseiDouble) -> LLMClient:
-    config = ProviderConfig("openai-compatible", base_url="http://127.0.0.1:9/v1", model="imperfect-model")
+def _client(double: SenseiDouble, structured_method: str = "auto") -> LLMClient:
+    """A client whose model is `double`; `structured_method` forces how it asks for JSON."""
+    config = ProviderConfig(
+        "openai-compatible",
+        base_url="http://127.0.0.1:9/v1",
+        model="imperfect-model",
+        structured_method=structured_method,
+    )
     return LLMClient(
         config,
         guard=EgressGuard(EgressPolicy.parse("127.0.0.1")),

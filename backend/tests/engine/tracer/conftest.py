@@ -164,11 +164,29 @@ def ground_truth_script(bot_id: str) -> dict[str, Any]:
                 "category": "Tasks" if m.modules[name] != "faq" else "questions",
             }
         )
+    profile = {
+        "goals": ["Ask for the available {{choice}} options", "Pick {{ choice }} and finish the task"],
+        "variables": [{"name": "choice", "source": "DS1", "out_of_range": "something unusual"}],
+        "context": ["You are in a hurry.", "You have used the service before."],
+        "outputs": [{"name": "confirmation", "type": "string", "description": "the final confirmation text"}],
+    }
+    return whole_run_script([*explorer_lines, *explorer_lines], functionalities, nodes, profile)
+
+
+def whole_run_script(
+    explorer: list[str],
+    functionalities: list[dict[str, Any]],
+    nodes: list[dict[str, Any]],
+    profile: dict[str, Any],
+) -> dict[str, Any]:
+    """A whole TRACER run's script: the explorer says `explorer`, the first extraction finds `functionalities`,
+    the workflow is `nodes`, the functionalities with parameters go to a "Task user" and the others to a "Curious
+    user", and every profile is written as `profile`."""
     with_inputs = [f["name"] for f in functionalities if f["parameters"]]
-    rest = [name for name in modules if name not in with_inputs]
+    rest = [f["name"] for f in functionalities if not f["parameters"]]
     return {
         "tracer.probe": {"json": {"languages": ["English"], "fallback": None}},
-        "tracer.explore": [*explorer_lines, *explorer_lines],
+        "tracer.explore": explorer,
         "tracer.extract": [{"json": {"functionalities": functionalities}}, {"json": {"functionalities": []}}],
         "tracer.consolidate": {"json": {"verdicts": []}},
         "tracer.fallback": {"json": {"is_fallback": True}},
@@ -186,19 +204,7 @@ def ground_truth_script(bot_id: str) -> dict[str, Any]:
                 ]
             }
         },
-        "tracer.profiles": {
-            "json": {
-                "goals": [
-                    "Ask for the available {{choice}} options",
-                    "Pick {{ choice }} and finish the task",
-                ],
-                "variables": [{"name": "choice", "source": "DS1", "out_of_range": "something unusual"}],
-                "context": ["You are in a hurry.", "You have used the service before."],
-                "outputs": [
-                    {"name": "confirmation", "type": "string", "description": "the final confirmation text"}
-                ],
-            }
-        },
+        "tracer.profiles": {"json": profile},
     }
 
 

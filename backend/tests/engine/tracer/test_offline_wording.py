@@ -9,17 +9,15 @@ and the last test fails when a prompt no longer carries it.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from engine.llm.offline.imperfect import Request
 from engine.llm.offline.script import Reply
 from engine.llm.offline.tracer import CUES, Imperfection, TracerDouble
 from engine.tracer import TracerConfig, TracerJob, prompts, run_tracer
 from engine.tracer.model import FallbackVerdict
 from engine.tracer.prompts import Prompt
+from tests.engine.recording import recording
 
 from .conftest import BotConnector, imperfect_client, make_deps
 
@@ -62,18 +60,9 @@ REWORDED = {
 def _answers_of_a_run(bot_id: str) -> list[tuple[str, Reply | None]]:
     """Every answer to TRACER's analysis calls in a short run on `bot_id`, in order."""
     double = TracerDouble(seed=1, imperfection=TIDY)
-    answers: list[tuple[str, Reply | None]] = []
-
-    def recorded(tag: str) -> Any:
-        def responder(request: Request) -> Reply | None:
-            reply = double.responders()[tag](request)
-            answers.append((tag, reply))
-            return reply
-
-        return responder
-
     watched = [tag for tag in double.responders() if tag not in ("tracer.explore", "tracer.probe")]
-    client, _ = imperfect_client(double, overrides={tag: recorded(tag) for tag in watched})
+    overrides, answers = recording(double.responders(), watched)
+    client, _ = imperfect_client(double, overrides=overrides)
     run_tracer(
         TracerJob(
             TracerConfig(sessions=4, turns=6, seed=1),
