@@ -11,7 +11,7 @@ from datetime import datetime
 from enum import IntEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, computed_field, model_validator
 
 # One button model for connectors and records: `value` is what pressing it sends, `url` where a link points.
 from engine.connectors.base import Button
@@ -88,8 +88,10 @@ class ConversationError(BaseModel):
     message: str
     turn: int | None = None  # index in `turns` where it happened, when known
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def name(self) -> str:
+        """The code's slug, written beside it so that no reader keeps its own table of codes."""
         return error_name(self.code)
 
 

@@ -2397,6 +2397,8 @@ export interface components {
             message: string;
             /** @default null */
             turn: number | null;
+            /** @description The code's slug, written beside it so that no reader keeps its own table of codes. */
+            readonly name: string;
         };
         /**
          * @description A conversation's row; `verdict` says what it tells about the chatbot (only `failed` is a chatbot fault),

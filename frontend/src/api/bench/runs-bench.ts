@@ -153,8 +153,6 @@ export function useStartBench() {
 /** What a bench was asked: its `params`, which the schema leaves free-form (each run kind has its own). */
 export interface BenchSettings {
   bot: string;
-  sessions: number | null;
-  turns: number | null;
   repeats: number | null;
   mutantsPerOperator: number | null;
   /** Null: every operator. */
@@ -166,8 +164,6 @@ export function readBenchSettings(run: Pick<Run, "params" | "result">): BenchSet
   const params = run.params;
   return {
     bot: str(params.bot) || (resultOf(run, "bench")?.bot ?? ""),
-    sessions: num(params.sessions),
-    turns: num(params.turns),
     repeats: num(params.repeats),
     mutantsPerOperator: num(params.mutants_per_operator),
     operators: Array.isArray(params.operators) ? strings(params.operators) : null,

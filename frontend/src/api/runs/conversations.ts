@@ -101,32 +101,6 @@ export function formatValue(value: JsonValue | undefined): string {
   return JSON.stringify(value);
 }
 
-/** The names of `engine/conversation.py::ErrorCode` (what the stats call `name`). */
-const ERROR_NAMES: Record<number, string> = {
-  500: "chatbot_crash",
-  502: "malformed_reply",
-  503: "chatbot_unreachable",
-  504: "timeout",
-  410: "session_lost",
-  429: "rate_limited",
-  1000: "fallback_loop",
-  1001: "goal_not_completed",
-  1002: "goals_not_verified",
-  1003: "repetition_loop",
-  1004: "check_failed",
-  2000: "run_budget_exceeded",
-  2001: "conversation_budget_exceeded",
-  2002: "budget_refused",
-  3000: "user_llm_failed",
-  3001: "extraction_failed",
-  3002: "user_left_role",
-  4000: "cancelled",
-};
-
-export function errorName(code: number): string {
-  return ERROR_NAMES[code] ?? (code >= 100 && code < 600 ? `http_${String(code)}` : "unknown");
-}
-
 /**
  * Finds the stored conversation a check result names (its record id, `<8 hex>-<profile slug>-<index>`) among the
  * SENSEI runs the check read: the server matches the record id exactly, one request per run at most.

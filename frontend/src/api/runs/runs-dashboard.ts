@@ -12,9 +12,9 @@ import { toApiError } from "../errors";
 import { collectPages } from "../pagination";
 import { useLiveRun, useLiveRunLists } from "./live";
 import { runKeys } from "../query-keys";
-import { type ResultOf, resultOf, type Run, type RunStatus } from "./runs";
+import { type ResultOf, type RunStatus } from "./runs";
 import type { components, paths } from "../schema";
-import { isRecord, num, str } from "../../lib/json";
+import { isRecord, str } from "../../lib/json";
 
 type RunListQuery = NonNullable<paths["/api/runs/"]["get"]["parameters"]["query"]>;
 export type RunOrdering = NonNullable<RunListQuery["ordering"]>;
@@ -101,29 +101,6 @@ export function useDeleteRun() {
 }
 
 // -- what a run was asked and what it found --------------------------------------------------------------------
-
-export interface TracerSummary {
-  sessions: number | null;
-  turns: number | null;
-  functionalities: number | null;
-  profiles: number | null;
-  validProfiles: number | null;
-  resumed: boolean;
-  warnings: string[];
-}
-
-export function readTracerSummary(run: Pick<Run, "params" | "result">): TracerSummary {
-  const result = resultOf(run, "tracer");
-  return {
-    sessions: num(run.params.sessions),
-    turns: num(run.params.turns),
-    functionalities: result?.functionalities ?? null,
-    profiles: result?.profiles ?? null,
-    validProfiles: result?.valid_profiles ?? null,
-    resumed: result?.resumed ?? false,
-    warnings: result?.warnings ?? [],
-  };
-}
 
 /** The names of the documents a run was given (`params.profiles`, `params.rules`: free-form in the schema). */
 export function documentNames(value: unknown): string[] {

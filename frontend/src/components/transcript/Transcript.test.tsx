@@ -29,7 +29,7 @@ const RECORD = conversationRecord({
       latency_s: 0.42,
     },
   ],
-  errors: [{ code: 1001, message: "<script>x()</script> output price not found", turn: 1 }],
+  errors: [{ code: 1001, name: "goal_not_completed", message: "<script>x()</script> output price not found", turn: 1 }],
   duration_s: 3.5,
   usage: { calls: 2, prompt_tokens: 10, completion_tokens: 5, cost_usd: 0.001 },
 });

@@ -26,7 +26,6 @@ import { useId, useState } from "react";
 import {
   type ConversationRecord,
   type Decision,
-  errorName,
   formatValue,
   type JsonValue,
   recordDetails,
@@ -204,7 +203,22 @@ export function ChatTurns({
   );
 }
 
-function ValueTable({ title, rows, empty }: { title: string; rows: [string, JsonValue][]; empty: string }) {
+/**
+ * Named values as a table; with `evidence` (the extracted outputs), each beside the chatbot's words that state it,
+ * or why it is missing.
+ */
+function ValueTable({
+  title,
+  rows,
+  empty,
+  evidence,
+}: {
+  title: string;
+  rows: [string, JsonValue][];
+  empty: string;
+  evidence?: ConversationRecord["evidence"];
+}) {
+  const quoted = evidence !== undefined && Object.keys(evidence).length > 0;
   return (
     <Stack gap={4}>
       <Title order={4} size="h6">
@@ -217,57 +231,30 @@ function ValueTable({ title, rows, empty }: { title: string; rows: [string, Json
       ) : (
         <Table fz="xs" withTableBorder aria-label={title}>
           <Table.Tbody>
-            {rows.map(([name, value]) => (
-              <Table.Tr key={name}>
-                <Table.Th w="40%" ff="monospace">
-                  {name}
-                </Table.Th>
-                <Table.Td style={{ overflowWrap: "anywhere" }} c={value === null ? "red" : undefined}>
-                  {formatValue(value)}
-                </Table.Td>
-              </Table.Tr>
-            ))}
+            {rows.map(([name, value]) => {
+              const proof = quoted ? evidence[name] : undefined;
+              return (
+                <Table.Tr key={name}>
+                  <Table.Th w={quoted ? "30%" : "40%"} ff="monospace">
+                    {name}
+                  </Table.Th>
+                  <Table.Td style={{ overflowWrap: "anywhere" }} c={value === null ? "red" : undefined}>
+                    {formatValue(value)}
+                    {value === null && proof?.reason ? ` (${proof.reason.replace(/_/g, " ")})` : ""}
+                  </Table.Td>
+                  {quoted && (
+                    <Table.Td style={{ overflowWrap: "anywhere" }} c="dimmed" data-testid="output-quote">
+                      {proof?.quote
+                        ? `“${proof.quote}”${proof.turn !== null ? ` (${turnLabel(proof.turn)})` : ""}`
+                        : ""}
+                    </Table.Td>
+                  )}
+                </Table.Tr>
+              );
+            })}
           </Table.Tbody>
         </Table>
       )}
-    </Stack>
-  );
-}
-
-/** The extracted outputs, each beside the chatbot's words that state it (or why it is missing). */
-function OutputTable({ rows, evidence }: { rows: [string, JsonValue][]; evidence: ConversationRecord["evidence"] }) {
-  const title = "Extracted outputs";
-  if (rows.length === 0 || Object.keys(evidence).length === 0)
-    return <ValueTable title={title} rows={rows} empty="No outputs expected." />;
-  return (
-    <Stack gap={4}>
-      <Title order={4} size="h6">
-        {title}
-      </Title>
-      <Table fz="xs" withTableBorder aria-label={title}>
-        <Table.Tbody>
-          {rows.map(([name, value]) => {
-            const proof = evidence[name];
-            const said = proof?.quote
-              ? `“${proof.quote}”${proof.turn !== null ? ` (${turnLabel(proof.turn)})` : ""}`
-              : "";
-            return (
-              <Table.Tr key={name}>
-                <Table.Th w="30%" ff="monospace">
-                  {name}
-                </Table.Th>
-                <Table.Td style={{ overflowWrap: "anywhere" }} c={value === null ? "red" : undefined}>
-                  {formatValue(value)}
-                  {value === null && proof?.reason ? ` (${proof.reason.replace(/_/g, " ")})` : ""}
-                </Table.Td>
-                <Table.Td style={{ overflowWrap: "anywhere" }} c="dimmed" data-testid="output-quote">
-                  {said}
-                </Table.Td>
-              </Table.Tr>
-            );
-          })}
-        </Table.Tbody>
-      </Table>
     </Stack>
   );
 }
@@ -335,7 +322,7 @@ export function Transcript({ record, decision }: { record: ConversationRecord; d
           {record.errors.map((error, index) => (
             <Group key={`${String(error.code)}-${String(index)}`} gap={6} wrap="nowrap" align="baseline">
               <Badge color="red" variant="light" style={{ flexShrink: 0 }}>
-                {`${String(error.code)} ${errorName(error.code)}`}
+                {`${String(error.code)} ${error.name}`}
               </Badge>
               <Text size="sm" style={{ overflowWrap: "anywhere" }}>
                 {error.message}
@@ -348,7 +335,12 @@ export function Transcript({ record, decision }: { record: ConversationRecord; d
 
       <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
         <ValueTable title="Variable values" rows={Object.entries(record.inputs)} empty="No variables." />
-        <OutputTable rows={Object.entries(record.outputs)} evidence={record.evidence} />
+        <ValueTable
+          title="Extracted outputs"
+          rows={Object.entries(record.outputs)}
+          empty="No outputs expected."
+          evidence={record.evidence}
+        />
       </SimpleGrid>
 
       <Stack gap={4}>

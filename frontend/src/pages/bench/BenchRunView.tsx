@@ -11,7 +11,7 @@ import { type BenchReport, benchBots, readBenchSettings, readMutantEvents } from
 import { ErrorState, LoadingState } from "../../components/StateViews";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "../dashboards/dashboard-paths";
-import { formatCount, formatPoints } from "../dashboards/format";
+import { formatCount, formatPoints, sessionsTimesTurns } from "../dashboards/format";
 import { isMissingArtefact, ReportTab } from "../dashboards/ReportTab";
 import { RunHeader } from "../dashboards/RunHeader";
 import { RunLivePanel } from "../dashboards/RunLivePanel";
@@ -210,7 +210,7 @@ export function BenchRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
           { label: "Bot", value: summary.bot || "—" },
           {
             label: "Sessions × turns",
-            value: `${formatCount(summary.sessions)} × ${formatCount(summary.turns)}`,
+            value: sessionsTimesTurns(run.params),
           },
           { label: "Repeats", value: formatCount(summary.repeats) },
           {

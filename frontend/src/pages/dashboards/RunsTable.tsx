@@ -14,7 +14,6 @@ import { resultOf, type Run, type RunStatus } from "../../api/runs/runs";
 import {
   type DashboardKind,
   documentNames,
-  readTracerSummary,
   type RunFilters,
   type RunOrdering,
   senseiPassRate,
@@ -26,7 +25,7 @@ import { EmptyState } from "../../components/StateViews";
 import { VerdictCounts } from "../../components/Verdicts";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
-import { formatCount, formatDate, formatPercent, formatPoints, formatSeconds } from "./format";
+import { formatCount, formatDate, formatPercent, formatPoints, formatSeconds, sessionsTimesTurns } from "./format";
 import { RunStatusBadge } from "./RunStatusBadge";
 
 const STATUSES: RunStatus[] = ["queued", "running", "succeeded", "failed", "cancelled"];
@@ -104,19 +103,13 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
   if (kind === "tracer") {
     return [
       ...base,
-      {
-        label: "Sessions × turns",
-        cell: (run) => {
-          const s = readTracerSummary(run);
-          return `${formatCount(s.sessions)} × ${formatCount(s.turns)}`;
-        },
-      },
-      { label: "Functionalities", cell: (run) => formatCount(readTracerSummary(run).functionalities) },
+      { label: "Sessions × turns", cell: (run) => sessionsTimesTurns(run.params) },
+      { label: "Functionalities", cell: (run) => formatCount(resultOf(run, "tracer")?.functionalities) },
       {
         label: "Profiles",
         cell: (run) => {
-          const s = readTracerSummary(run);
-          return s.profiles === null ? "—" : `${String(s.validProfiles ?? s.profiles)} / ${String(s.profiles)}`;
+          const result = resultOf(run, "tracer");
+          return result ? `${String(result.valid_profiles)} / ${String(result.profiles)}` : "—";
         },
       },
       ...tail,
@@ -126,13 +119,7 @@ function columnsFor(kind: DashboardKind, mode: DashboardMode): Column[] {
     return [
       ...base,
       { label: "Bot", cell: (run) => readBenchSettings(run).bot || "—" },
-      {
-        label: "Sessions × turns",
-        cell: (run) => {
-          const s = readBenchSettings(run);
-          return `${formatCount(s.sessions)} × ${formatCount(s.turns)}`;
-        },
-      },
+      { label: "Sessions × turns", cell: (run) => sessionsTimesTurns(run.params) },
       {
         label: "Mutants killed",
         cell: (run) => {

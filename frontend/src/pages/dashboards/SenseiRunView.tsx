@@ -22,12 +22,7 @@ import {
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
-import {
-  type ConversationVerdict,
-  errorName,
-  useConversation,
-  useConversationsPage,
-} from "../../api/runs/conversations";
+import { type ConversationVerdict, useConversation, useConversationsPage } from "../../api/runs/conversations";
 import { type Fault, FAULTS } from "../../api/runs/faults";
 import { runKeys } from "../../api/query-keys";
 import { isRunActive, resultOf, type Run } from "../../api/runs/runs";
@@ -340,6 +335,7 @@ function ConversationsSection({
     value: String(row.code),
     label: `${String(row.code)} ${row.name}`,
   }));
+  const codeNames = new Map((stats?.errors_by_code ?? []).map((row) => [row.code, row.name]));
 
   return (
     <Stack gap="sm">
@@ -446,7 +442,7 @@ function ConversationsSection({
                   </Badge>
                 ) : (
                   row.error_codes.map((code) => (
-                    <Badge key={code} color="red" variant="light" title={errorName(code)}>
+                    <Badge key={code} color="red" variant="light" title={codeNames.get(code)}>
                       {code}
                     </Badge>
                   ))

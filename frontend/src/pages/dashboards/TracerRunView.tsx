@@ -23,8 +23,8 @@ import { useArtefact } from "../../api/runs/artefacts";
 import type { TranscriptTurn } from "../../api/runs/conversations";
 import { useProfiles } from "../../api/workspace/profiles";
 import { type RunEvent, useRunEvents } from "../../api/runs/project-runs";
-import { isRunActive, type Run } from "../../api/runs/runs";
-import { readTracerSummary, useModelDiff, useProjectRuns } from "../../api/runs/runs-dashboard";
+import { isRunActive, resultOf, type Run } from "../../api/runs/runs";
+import { useModelDiff, useProjectRuns } from "../../api/runs/runs-dashboard";
 import { WorkflowGraph } from "../../components/graph/WorkflowGraph";
 import { WorkflowTable } from "../../components/graph/WorkflowTable";
 import { runOutcome } from "../../components/run-outcome";
@@ -33,7 +33,7 @@ import { ErrorState, LoadingState } from "../../components/StateViews";
 import { ChatTurns } from "../../components/transcript/Transcript";
 import { counted } from "../../lib/text";
 import { dashboardPaths, type DashboardMode } from "./dashboard-paths";
-import { formatCount, formatDate } from "./format";
+import { formatCount, formatDate, sessionsTimesTurns } from "./format";
 import { isMissingArtefact, ReportTab } from "./ReportTab";
 import { RunHeader } from "./RunHeader";
 import { RunLivePanel } from "./RunLivePanel";
@@ -240,10 +240,10 @@ function DiffTab({ run }: { run: Run }) {
 }
 
 export function TracerRunView({ run, mode }: { run: Run; mode: DashboardMode }) {
-  const summary = readTracerSummary(run);
+  const result = resultOf(run, "tracer");
   const outcome = runOutcome(run);
   const active = isRunActive(run.status);
-  const finished = run.status === "succeeded" || (run.status === "failed" && summary.functionalities !== null);
+  const finished = run.status === "succeeded" || (run.status === "failed" && result !== null);
   const [tab, setTab] = useState<string | null>(finished ? "report" : "progress");
 
   return (
@@ -254,17 +254,11 @@ export function TracerRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
         title={`TRACER run #${String(run.id)}`}
         backTo={mode === "public" && run.project ? dashboardPaths.publicProject(run.project) : dashboardPaths.tracer}
         facts={[
-          {
-            label: "Sessions × turns",
-            value: `${formatCount(summary.sessions)} × ${formatCount(summary.turns)}`,
-          },
-          { label: "Functionalities", value: formatCount(summary.functionalities) },
+          { label: "Sessions × turns", value: sessionsTimesTurns(run.params) },
+          { label: "Functionalities", value: formatCount(result?.functionalities) },
           {
             label: "Profiles",
-            value:
-              summary.profiles === null
-                ? "—"
-                : `${String(summary.validProfiles ?? summary.profiles)} valid of ${String(summary.profiles)}`,
+            value: result ? `${String(result.valid_profiles)} valid of ${String(result.profiles)}` : "—",
           },
         ]}
       />
@@ -281,7 +275,7 @@ export function TracerRunView({ run, mode }: { run: Run; mode: DashboardMode }) 
           )}
         </Alert>
       )}
-      <RunWarnings warnings={summary.warnings} />
+      <RunWarnings warnings={result?.warnings ?? []} />
       <Tabs value={tab} onChange={setTab} keepMounted={false}>
         <Tabs.List>
           <Tabs.Tab value="progress">{active ? "Progress" : "Log"}</Tabs.Tab>

@@ -1,4 +1,5 @@
 /** How the dashboards write times, costs and statuses. */
+import { num } from "../../lib/json";
 import { formatUsd } from "../../lib/money";
 
 export { STATUS_COLOR } from "../../components/run-outcome";
@@ -23,6 +24,11 @@ export function formatDate(iso: string | null | undefined): string {
 
 export function formatCount(value: number | null | undefined): string {
   return value === null || value === undefined ? "—" : String(value);
+}
+
+/** "5 × 8": the sessions and turns a TRACER or bench run was asked for (its `params`, free-form in the schema). */
+export function sessionsTimesTurns(params: Record<string, unknown>): string {
+  return `${formatCount(num(params.sessions))} × ${formatCount(num(params.turns))}`;
 }
 
 export function formatPercent(share: number | null | undefined): string {
